@@ -3,95 +3,225 @@
 Every claim about whether an op saves tensors for backward is checked against real torch by
 ``tests/test_torch_api.py``: an op that saves tensors raises "backward through the graph a
 second time" when its graph is walked twice, one that saves none does not.
+(Checked against torch 2.13; an entry added here needs an input recipe in that test.)
 
 Names are fully qualified after import-alias resolution (``F.relu`` -> ``torch.nn.functional.relu``).
+
+A "saves" value is the usual case. Some ops save tensors only for some arguments or modes;
+those are noted next to the entry (the test pins each noted case, see SUBTLE_CASES there).
+Saving nothing but sizes/scalars (sum, mean, view, cat, to, ...) does not count: only saved
+*tensors* are freed by backward and make a second walk raise.
 """
 
 # Calls that create a fresh tensor: a leaf, requiring grad iff ``requires_grad=True`` is passed.
 FACTORIES = frozenset({
     "torch.randn", "torch.rand", "torch.randint", "torch.zeros", "torch.ones", "torch.empty",
-    "torch.full", "torch.arange", "torch.linspace", "torch.logspace", "torch.eye", "torch.normal",
+    "torch.full", "torch.arange", "torch.linspace", "torch.logspace", "torch.eye",
+    # torch.normal(0., 1., size=...) is a factory; torch.normal(mean_tensor, std) is NOT: it
+    # keeps mean's graph (NormalBackward, zero gradient, saves nothing).
+    "torch.normal",
     "torch.randn_like", "torch.rand_like", "torch.zeros_like", "torch.ones_like", "torch.empty_like",
-    "torch.full_like", "torch.randperm", "torch.from_numpy", "torch.as_tensor",
+    "torch.full_like", "torch.randint_like",
+    # randint/randperm can only require grad with a floating dtype= (int tensors never can).
+    "torch.randperm",
+    # from_numpy takes no requires_grad: always a leaf that does not require grad.
+    "torch.from_numpy",
+    # NOTE: torch.as_tensor / torch.asarray are NOT factories: given a tensor they return it
+    # (or a differentiable cast of it) with its graph -> see FUNCTIONS.
+    # Calls whose result is always fresh and can never carry a graph (integer/bool results,
+    # no derivative): leaves that do not require grad, whatever their input.
+    "torch.nn.functional.one_hot", "torch.argmax", "torch.argmin", "torch.argsort",
+    "torch.multinomial", "torch.bucketize", "torch.searchsorted", "torch.nonzero",
+    "torch.isnan", "torch.isinf", "torch.isfinite", "torch.eq", "torch.ne", "torch.gt",
+    "torch.lt", "torch.ge", "torch.le", "torch.logical_not", "torch.logical_and",
+    "torch.logical_or",
 })
 
 # Calls that copy their argument into a new leaf and so sever its graph (torch.tensor(t)).
-COPY_CONSTRUCTORS = frozenset({"torch.tensor", "torch.Tensor", "torch.FloatTensor", "torch.LongTensor"})
+# NOT here: torch.Tensor(t) / torch.FloatTensor(t) return an *alias* of t that keeps its graph
+# (AliasBackward0) -> see FUNCTIONS. torch.LongTensor(t) stays: a long result never requires grad
+# (and a float t is refused).
+COPY_CONSTRUCTORS = frozenset({
+    "torch.tensor", "torch.LongTensor",
+    "torch.detach",  # the function form of t.detach(): no copy, but the result has no graph
+})
 
 # Calls that make a leaf that requires grad from their first argument.
+# (nn.Parameter(x * 2) is a leaf too: Parameter detaches its data.)
 PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 # Differentiable torch functions -> whether their backward node saves tensors.
 FUNCTIONS = {
     # no saved tensors
     "torch.add": False, "torch.sub": False, "torch.subtract": False, "torch.neg": False,
-    "torch.sum": False, "torch.cat": False, "torch.stack": False, "torch.flatten": False,
+    "torch.sum": False, "torch.cat": False, "torch.concat": False, "torch.concatenate": False,
+    "torch.stack": False, "torch.flatten": False,
     "torch.reshape": False, "torch.squeeze": False, "torch.unsqueeze": False,
     "torch.transpose": False, "torch.t": False, "torch.clone": False, "torch.chunk": False,
     "torch.split": False, "torch.narrow": False, "torch.permute": False,
-    "torch.mean": False, "torch.nn.functional.dropout": True,
+    "torch.mean": False,  # saves only sizes (with or without dim)
+    "torch.cumsum": False, "torch.trace": False, "torch.diagonal": False, "torch.diag": False,
+    "torch.triu": False, "torch.tril": False, "torch.roll": False, "torch.flip": False,
+    "torch.movedim": False, "torch.swapaxes": False, "torch.unbind": False,
+    "torch.broadcast_to": False, "torch.tile": False, "torch.select": False,
+    # repeat_interleave(x, int) is a view/expand (False); with a repeats *tensor* it is an
+    # index_select that saves the index (True).
+    "torch.repeat_interleave": False,
+    # lerp(start, end, float) saves nothing; with a weight *tensor* it saves it (True).
+    "torch.lerp": False,
+    # sign/round/floor/ceil are differentiable (zero gradient, saves nothing): their result
+    # still requires grad and carries the input's graph, so they do not sever it.
+    "torch.sign": False, "torch.round": False, "torch.floor": False, "torch.ceil": False,
+    # Given a tensor these return it (same object, or a ToCopy cast) with its graph.
+    # (asarray: since torch 2.1x requires_grad defaults to the input's; older torch detached.)
+    "torch.as_tensor": False, "torch.asarray": False,
+    # Legacy constructors given a tensor return an alias that keeps its graph (AliasBackward0).
+    "torch.Tensor": False, "torch.FloatTensor": False,
+    "torch.nn.functional.pad": False,  # mode="constant" (default); reflect/replicate/circular save the input (True)
+    # interpolate nearest/bilinear/bicubic save only sizes; mode="area" is adaptive_avg_pool (True).
+    "torch.nn.functional.interpolate": False,
+    "torch.nn.functional.pixel_shuffle": False,
     # saved tensors
+    # dropout in training (the default) saves its mask; training=False or p=0 returns the input
+    # unchanged (no node at all).
+    "torch.nn.functional.dropout": True, "torch.nn.functional.dropout2d": True,
+    # mul/div save the *other* operand, even a python scalar (it is wrapped into a tensor):
+    # torch.mul(x, 2) and x / 2 raise on a second backward.
     "torch.mul": True, "torch.multiply": True, "torch.div": True, "torch.divide": True,
+    "torch.true_divide": True,
     "torch.mm": True, "torch.matmul": True, "torch.bmm": True, "torch.addmm": True,
-    "torch.einsum": True, "torch.exp": True, "torch.log": True, "torch.pow": True,
-    "torch.sqrt": True, "torch.sin": True, "torch.cos": True, "torch.tanh": True,
-    "torch.sigmoid": True, "torch.relu": True, "torch.abs": True, "torch.softmax": True,
-    "torch.log_softmax": True, "torch.norm": True, "torch.max": True, "torch.min": True,
-    "torch.prod": True, "torch.where": True, "torch.clamp": True, "torch.square": True,
+    "torch.baddbmm": True, "torch.mv": True, "torch.dot": True, "torch.outer": True,
+    "torch.tensordot": True,
+    "torch.einsum": True,  # with one operand ("ij->ji") it is a permute and saves nothing
+    "torch.exp": True, "torch.log": True,
+    "torch.pow": True,  # any exponent, even x ** 1 or x ** 0 (PowBackward saves self)
+    "torch.sqrt": True, "torch.rsqrt": True, "torch.sin": True, "torch.cos": True,
+    "torch.tanh": True, "torch.log1p": True, "torch.expm1": True, "torch.reciprocal": True,
+    "torch.erf": True, "torch.atan2": True,
+    "torch.sigmoid": True, "torch.relu": True, "torch.abs": True,
+    "torch.softmax": True, "torch.log_softmax": True,  # save their result
+    "torch.logsumexp": True,
+    "torch.norm": True, "torch.linalg.norm": True, "torch.linalg.vector_norm": True,
+    "torch.max": True, "torch.min": True,  # max(x) saves x and result; max(x, dim) the indices
+    "torch.maximum": True, "torch.minimum": True, "torch.amax": True, "torch.amin": True,
+    "torch.sort": True, "torch.topk": True,  # save the indices
+    "torch.std": True, "torch.var": True, "torch.cumprod": True,
+    "torch.prod": True,
+    "torch.where": True,  # saves the condition (also where(c, x, 0.))
+    "torch.clamp": True, "torch.clip": True,  # clamp(x, 0, 1), clamp(min=0), clamp(max=..) save x
+    "torch.square": True,
+    "torch.gather": True, "torch.scatter": True, "torch.index_select": True,  # save the index
+    "torch.masked_fill": True, "torch.masked_select": True,  # save the mask
+    "torch.addcmul": True,  # saves t1/t2 only when the *other* one needs grad (addcmul(x, c1, c2): False)
+    "torch.cdist": True, "torch.nan_to_num": True,
     "torch.nn.functional.relu": True, "torch.nn.functional.leaky_relu": True,
     "torch.nn.functional.gelu": True, "torch.nn.functional.silu": True,
+    "torch.nn.functional.elu": True, "torch.nn.functional.relu6": True,
+    "torch.nn.functional.hardtanh": True, "torch.nn.functional.softplus": True,
+    "torch.nn.functional.mish": True, "torch.nn.functional.hardswish": True,
+    "torch.nn.functional.logsigmoid": True, "torch.nn.functional.glu": True,
     "torch.nn.functional.sigmoid": True, "torch.nn.functional.tanh": True,
     "torch.nn.functional.softmax": True, "torch.nn.functional.log_softmax": True,
-    "torch.nn.functional.linear": True, "torch.nn.functional.conv1d": True,
-    "torch.nn.functional.conv2d": True, "torch.nn.functional.mse_loss": True,
+    "torch.nn.functional.gumbel_softmax": True,
+    "torch.nn.functional.linear": True,  # with or without bias (mm saves both operands)
+    "torch.nn.functional.conv1d": True,
+    "torch.nn.functional.conv2d": True, "torch.nn.functional.conv_transpose2d": True,
+    "torch.nn.functional.max_pool2d": True,
+    "torch.nn.functional.avg_pool2d": True,  # saves its input (for the shape)
+    "torch.nn.functional.adaptive_avg_pool2d": True,  # output_size 1 becomes a mean (False)
+    "torch.nn.functional.mse_loss": True,
     "torch.nn.functional.l1_loss": True, "torch.nn.functional.cross_entropy": True,
     "torch.nn.functional.nll_loss": True, "torch.nn.functional.binary_cross_entropy": True,
     "torch.nn.functional.binary_cross_entropy_with_logits": True,
-    "torch.nn.functional.smooth_l1_loss": True, "torch.nn.functional.kl_div": True,
+    "torch.nn.functional.smooth_l1_loss": True, "torch.nn.functional.huber_loss": True,
+    "torch.nn.functional.kl_div": True,
     "torch.nn.functional.normalize": True, "torch.nn.functional.layer_norm": True,
+    "torch.nn.functional.batch_norm": True,  # training and eval (eval saves input and running stats)
+    "torch.nn.functional.group_norm": True, "torch.nn.functional.instance_norm": True,
     "torch.nn.functional.embedding": True, "torch.nn.functional.cosine_similarity": True,
+    "torch.nn.functional.scaled_dot_product_attention": True,
 }
 
 # Differentiable Tensor methods -> whether their backward node saves tensors.
+# (``T`` is not here: it is a property, not a method -> TENSOR_ATTRIBUTE_VIEWS.)
 TENSOR_METHODS = {
     "add": False, "sub": False, "neg": False, "sum": False, "mean": False, "view": False,
     "view_as": False, "reshape": False, "flatten": False, "squeeze": False, "unsqueeze": False,
-    "t": False, "T": False, "transpose": False, "permute": False, "clone": False,
+    "t": False, "transpose": False, "permute": False, "clone": False,
     "contiguous": False, "expand": False, "expand_as": False, "repeat": False,
+    # to/cpu/float/...: ToCopyBackward saves only dtype/device; when nothing changes they return
+    # the tensor itself (no node).
     "to": False, "cpu": False, "cuda": False, "float": False, "double": False, "half": False,
+    "bfloat16": False,
     "type_as": False, "chunk": False, "split": False, "narrow": False,
+    "unflatten": False, "select": False, "unbind": False, "flip": False, "roll": False,
+    "diagonal": False, "movedim": False, "swapaxes": False, "tile": False, "unfold": False,
+    "cumsum": False, "triu": False, "tril": False,
+    "repeat_interleave": False,  # int repeats; a repeats tensor saves it
+    "lerp": False,  # float weight; a weight tensor is saved
+    # differentiable with zero gradient: the result keeps the graph (they do not sever it)
+    "sign": False, "round": False, "floor": False, "ceil": False,
     "mul": True, "div": True, "mm": True, "matmul": True, "bmm": True, "exp": True,
     "log": True, "pow": True, "sqrt": True, "sin": True, "cos": True, "tanh": True,
     "sigmoid": True, "relu": True, "abs": True, "softmax": True, "log_softmax": True,
     "norm": True, "max": True, "min": True, "prod": True, "clamp": True, "square": True,
+    "clip": True, "rsqrt": True, "log1p": True, "reciprocal": True, "logsumexp": True,
+    "std": True, "var": True, "cumprod": True, "amax": True, "amin": True,
+    "sort": True, "topk": True, "gather": True, "scatter": True, "index_select": True,
+    "masked_fill": True, "masked_select": True, "where": True, "mv": True, "dot": True,
+    "outer": True, "nan_to_num": True, "maximum": True, "minimum": True,
 }
 
 # Tensor attributes that are themselves differentiable views (no saved tensors).
-TENSOR_ATTRIBUTE_VIEWS = {"T": False, "mT": False, "real": False, "imag": False}
+# x.T on a 2-D tensor is a permute (PermuteBackward0, saves nothing). ``real``/``imag`` of a
+# complex tensor are views; ``x.real`` of a real tensor is x itself, ``x.imag`` of one raises.
+TENSOR_ATTRIBUTE_VIEWS = {"T": False, "mT": False, "H": False, "mH": False,
+                          "real": False, "imag": False}
 
 # Python operators on tensors (ast operator class name) -> whether the node saves tensors.
 OPERATORS = {
+    # x + 1, 1 - x, -x, +x save nothing (+x returns x itself).
     "Add": False, "Sub": False, "USub": False, "UAdd": False,
-    "Mult": True, "Div": True, "MatMult": True, "Pow": True, "FloorDiv": False, "Mod": False,
+    # x * 2 and x / 2 DO save: the python scalar is wrapped into a tensor that is saved.
+    # 2 / x becomes reciprocal * 2 (saves), 2 ** x saves its result, x ** 2 / x ** 1 save x.
+    "Mult": True, "Div": True, "MatMult": True, "Pow": True,
+    # x // y has no derivative at all: the result requires grad but the first backward raises
+    # "derivative for aten::floor_divide is not implemented" (so never a second-time error).
+    "FloorDiv": False,
+    # x % 2 and x % c save nothing; x % y saves both when y requires grad (True).
+    "Mod": False,
 }
 
 # Indexing: basic slices save nothing; advanced indexing with a tensor saves the indices.
+# basic: x[1:3], x[0], x[..., 1], x[None], x[:, 1:2]  (Slice/Select/Unsqueeze, no tensors)
+# advanced: x[idx_tensor], x[[0, 2]], x[bool_mask], x[x > 0]  (IndexBackward0 saves the indices)
 SUBSCRIPT_SAVES = {"basic": False, "advanced": True}
 
 # Tensor methods and attributes whose result carries no graph.
+# (numpy() on a tensor that requires grad refuses outright: RuntimeError "Can't call numpy()".)
+# NOT here: sign/round/floor/ceil -- they are differentiable (zero gradient) and keep the graph.
 SEVER_METHODS = frozenset({"detach", "item", "tolist", "numpy", "argmax", "argmin", "size",
                            "dim", "numel", "long", "int", "bool", "eq", "ne", "gt", "lt", "ge",
-                           "le", "nonzero", "sign", "round", "floor", "ceil"})
+                           "le", "nonzero", "argsort", "isnan", "isinf", "isfinite", "any", "all",
+                           "logical_not", "short", "byte", "equal", "allclose", "isclose",
+                           "is_contiguous", "is_floating_point", "stride", "count_nonzero",
+                           # fresh tensors like the receiver, without its graph
+                           # (new_tensor(t) copies t detached, with a warning)
+                           "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
 SEVER_ATTRIBUTES = frozenset({"data", "shape", "dtype", "device", "grad", "requires_grad",
-                              "is_leaf", "grad_fn", "ndim"})
-# In-place method that detaches the tensor itself.
+                              "is_leaf", "grad_fn", "ndim", "is_cuda", "layout", "nbytes",
+                              "itemsize"})
+# In-place method that detaches the tensor itself (refused on a view: "Can't detach views in-place").
 DETACH_IN_PLACE = frozenset({"detach_"})
 # ``t.requires_grad_(flag)``: makes a leaf require grad (flag defaults to True).
+# (On a non-leaf, requires_grad_(False) raises; requires_grad_() is a no-op.)
 REQUIRES_GRAD_SETTER = "requires_grad_"
 
 # Calls that run backward and free the graph they walk unless retain_graph/create_graph is true.
 #   arg: position of the tensor(s) whose graph is walked; None means the receiver (t.backward()).
 #   retain_pos: positional index of retain_graph, if any.
+# (positions count the arguments after the receiver: t.backward(gradient, retain_graph,
+# create_graph); create_graph=True also retains the graph: retain_graph defaults to create_graph.)
 BACKWARD_CALLS = {
     "Tensor.backward": {"tensors": None, "retain_pos": 1, "create_pos": 2},
     "torch.autograd.backward": {"tensors": 0, "retain_pos": 2, "create_pos": 3},
@@ -99,50 +229,103 @@ BACKWARD_CALLS = {
 }
 
 # Context managers / decorators that switch graph recording.
+# All work as ``with X():``, ``@X()``; no_grad/enable_grad/inference_mode also as a bare ``@X``.
 GRAD_MODE = {
     "torch.no_grad": False,
+    # inference_mode(mode=True): inference_mode(False) leaves grad mode on (not modelled here).
     "torch.inference_mode": False,
     "torch.enable_grad": True,
     "torch.set_grad_enabled": "arg0",  # follows its first argument
     "torch.autograd.no_grad": False,
     "torch.autograd.enable_grad": True,
     "torch.autograd.set_grad_enabled": "arg0",
+    "torch.autograd.inference_mode": False,
+    "torch.autograd.grad_mode.no_grad": False,
+    "torch.autograd.grad_mode.enable_grad": True,
+    "torch.autograd.grad_mode.set_grad_enabled": "arg0",
+    "torch.autograd.grad_mode.inference_mode": False,
 }
 
 # nn.Module classes: has trainable parameters, whether its forward saves tensors, what it returns
 # ("tensor" or "output_and_hidden" for recurrent layers).
+# "returns" absent means "tensor"; "tuple" is a plain tuple of tensors (LSTMCell's (h, c),
+# MultiheadAttention's (output, weights)). "params" is for the default constructor arguments
+# (affine=False / elementwise_affine=False / bias-only changes are noted where they matter).
+# "saves" is for the default train() mode.
 MODULES = {
-    "torch.nn.Linear": {"params": True, "saves": True},
+    "torch.nn.Linear": {"params": True, "saves": True},  # bias=False too (mm saves input and weight)
     "torch.nn.Bilinear": {"params": True, "saves": True},
     "torch.nn.Conv1d": {"params": True, "saves": True},
     "torch.nn.Conv2d": {"params": True, "saves": True},
     "torch.nn.Conv3d": {"params": True, "saves": True},
+    "torch.nn.ConvTranspose1d": {"params": True, "saves": True},
     "torch.nn.ConvTranspose2d": {"params": True, "saves": True},
-    "torch.nn.Embedding": {"params": True, "saves": True},
+    "torch.nn.Embedding": {"params": True, "saves": True},  # saves the indices
+    "torch.nn.EmbeddingBag": {"params": True, "saves": True},
+    # BatchNorm saves in train and in eval mode (eval: input, weight, running stats);
+    # affine=False removes the parameters, not the saving.
     "torch.nn.BatchNorm1d": {"params": True, "saves": True},
     "torch.nn.BatchNorm2d": {"params": True, "saves": True},
+    "torch.nn.BatchNorm3d": {"params": True, "saves": True},
     "torch.nn.LayerNorm": {"params": True, "saves": True},
     "torch.nn.GroupNorm": {"params": True, "saves": True},
+    # InstanceNorm defaults to affine=False: no parameters
+    "torch.nn.InstanceNorm1d": {"params": False, "saves": True},
+    "torch.nn.InstanceNorm2d": {"params": False, "saves": True},
     "torch.nn.RNN": {"params": True, "saves": True, "returns": "output_and_hidden"},
-    "torch.nn.LSTM": {"params": True, "saves": True, "returns": "output_and_hidden"},
+    "torch.nn.LSTM": {"params": True, "saves": True, "returns": "output_and_hidden"},  # (out, (h, c))
     "torch.nn.GRU": {"params": True, "saves": True, "returns": "output_and_hidden"},
     "torch.nn.RNNCell": {"params": True, "saves": True},
     "torch.nn.GRUCell": {"params": True, "saves": True},
     "torch.nn.LSTMCell": {"params": True, "saves": True, "returns": "tuple"},
     "torch.nn.MultiheadAttention": {"params": True, "saves": True, "returns": "tuple"},
+    "torch.nn.TransformerEncoderLayer": {"params": True, "saves": True},
+    "torch.nn.TransformerDecoderLayer": {"params": True, "saves": True},
+    "torch.nn.TransformerEncoder": {"params": True, "saves": True},
+    "torch.nn.TransformerDecoder": {"params": True, "saves": True},
+    "torch.nn.Transformer": {"params": True, "saves": True},
+    "torch.nn.PReLU": {"params": True, "saves": True},
+    # ReLU(inplace=True) on a leaf that requires grad is refused (in-place on a leaf).
     "torch.nn.ReLU": {"params": False, "saves": True},
+    "torch.nn.ReLU6": {"params": False, "saves": True},
     "torch.nn.LeakyReLU": {"params": False, "saves": True},
+    "torch.nn.ELU": {"params": False, "saves": True},
     "torch.nn.GELU": {"params": False, "saves": True},
     "torch.nn.SiLU": {"params": False, "saves": True},
+    "torch.nn.Mish": {"params": False, "saves": True},
+    "torch.nn.Hardswish": {"params": False, "saves": True},
+    "torch.nn.Hardtanh": {"params": False, "saves": True},
+    "torch.nn.Softplus": {"params": False, "saves": True},
+    "torch.nn.GLU": {"params": False, "saves": True},
     "torch.nn.Sigmoid": {"params": False, "saves": True},
     "torch.nn.Tanh": {"params": False, "saves": True},
     "torch.nn.Softmax": {"params": False, "saves": True},
     "torch.nn.LogSoftmax": {"params": False, "saves": True},
+    # Dropout saves its mask in train mode; in eval() (or p=0) it returns the input: no node.
     "torch.nn.Dropout": {"params": False, "saves": True},
-    "torch.nn.MaxPool2d": {"params": False, "saves": True},
-    "torch.nn.AvgPool2d": {"params": False, "saves": False},
+    "torch.nn.Dropout1d": {"params": False, "saves": True},
+    "torch.nn.Dropout2d": {"params": False, "saves": True},
+    "torch.nn.MaxPool1d": {"params": False, "saves": True},
+    "torch.nn.MaxPool2d": {"params": False, "saves": True},  # saves input and indices
+    "torch.nn.MaxPool3d": {"params": False, "saves": True},
+    "torch.nn.AvgPool1d": {"params": False, "saves": True},
+    # AvgPool2d DOES save: avg_pool2d's backward node keeps its input (AvgPool2DBackward0).
+    "torch.nn.AvgPool2d": {"params": False, "saves": True},
+    # AdaptiveAvgPool2d saves its input, except output_size 1 (1, (1, 1)), which is a mean (no save).
+    "torch.nn.AdaptiveAvgPool1d": {"params": False, "saves": True},
+    "torch.nn.AdaptiveAvgPool2d": {"params": False, "saves": True},
+    "torch.nn.AdaptiveMaxPool2d": {"params": False, "saves": True},
+    "torch.nn.Upsample": {"params": False, "saves": False},  # nearest/bilinear save only sizes
+    "torch.nn.ZeroPad2d": {"params": False, "saves": False},
+    "torch.nn.ConstantPad2d": {"params": False, "saves": False},
+    "torch.nn.ReflectionPad2d": {"params": False, "saves": True},
+    "torch.nn.ReplicationPad2d": {"params": False, "saves": True},
+    "torch.nn.PixelShuffle": {"params": False, "saves": False},
     "torch.nn.Flatten": {"params": False, "saves": False},
-    "torch.nn.Identity": {"params": False, "saves": False},
+    "torch.nn.Unflatten": {"params": False, "saves": False},
+    "torch.nn.Identity": {"params": False, "saves": False},  # returns its input itself
+    "torch.nn.CosineSimilarity": {"params": False, "saves": True},
+    "torch.nn.PairwiseDistance": {"params": False, "saves": True},
     "torch.nn.MSELoss": {"params": False, "saves": True},
     "torch.nn.L1Loss": {"params": False, "saves": True},
     "torch.nn.CrossEntropyLoss": {"params": False, "saves": True},
@@ -152,23 +335,38 @@ MODULES = {
     "torch.nn.SmoothL1Loss": {"params": False, "saves": True},
     "torch.nn.KLDivLoss": {"params": False, "saves": True},
     "torch.nn.HuberLoss": {"params": False, "saves": True},
+    "torch.nn.MarginRankingLoss": {"params": False, "saves": True},
+    "torch.nn.TripletMarginLoss": {"params": False, "saves": True},
+    "torch.nn.CosineEmbeddingLoss": {"params": False, "saves": True},
+    "torch.nn.GaussianNLLLoss": {"params": False, "saves": True},
+    "torch.nn.PoissonNLLLoss": {"params": False, "saves": True},
+    "torch.nn.SoftMarginLoss": {"params": False, "saves": True},
+    "torch.nn.MultiLabelSoftMarginLoss": {"params": False, "saves": True},
+    "torch.nn.CTCLoss": {"params": False, "saves": True},
 }
 
 # Containers of modules: calling one runs its children in order.
+# (ModuleList / ModuleDict are not callable: they only hold modules.)
 MODULE_CONTAINERS = frozenset({"torch.nn.Sequential"})
 
 # Base classes that make a user class an nn.Module (calling an instance runs ``forward``).
 MODULE_BASES = frozenset({"torch.nn.Module"})
 
 # Module methods.
+# parameters() yields the Parameters; named_parameters() yields (name, Parameter) pairs.
 MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})  # yield the parameters
 MODULE_SELF_METHODS = frozenset({"train", "eval", "to", "cuda", "cpu", "float", "double",
-                                 "requires_grad_", "half"})  # return the module itself
+                                 "requires_grad_", "half", "bfloat16", "type", "apply",
+                                 "share_memory"})  # return the module itself
 
 # Optimizers: ``step()`` updates the parameters in place (this matters for retain_graph fixes).
+# Caution: the prefix also matches torch.optim.lr_scheduler.* (whose step() changes only the
+# learning rate, not the parameters) and torch.optim.swa_utils.*.
 OPTIMIZER_PREFIXES = ("torch.optim.",)
 OPTIMIZER_STEP_METHODS = frozenset({"step"})
 
 # Tensor methods that modify the receiver in place (a trailing underscore is the convention).
+# (It also matches requires_grad_ and detach_, which change flags rather than data; see
+# REQUIRES_GRAD_SETTER and DETACH_IN_PLACE.)
 def is_in_place_method(name: str) -> bool:
     return name.endswith("_") and not name.startswith("_")

@@ -1,0 +1,244 @@
+"""The public entry points: analyse a file, a source text or a notebook's cells.
+
+This module turns the engine's raw results (AST nodes, segments) into :mod:`findings` data
+with positions in code points, notebook cells resolved, and suppression comments honoured.
+"""
+from __future__ import annotations
+
+import ast
+import bisect
+import os
+import re
+from typing import Optional
+
+from .causes import build_finding, short
+from .engine import Engine
+from .findings import BackwardFact, Finding, GraphStep, Location, TensorFact
+from .resolve import ModuleInfo, Project
+from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics
+from .state import State
+from .values import Class, Func, YES, MAYBE
+
+SUPPRESS = re.compile(r"#\s*gradguard:\s*ignore(?:\[([A-Za-z0-9_, ]+)\])?")
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+MAX_CHAIN = 8
+
+
+class Parents:
+    """Parent links of a tree, built on first use."""
+
+    def __init__(self, tree: ast.AST):
+        self.tree = tree
+        self._parent: Optional[dict] = None
+
+    def parent(self, node):
+        if self._parent is None:
+            self._parent = {id(c): p for p in ast.walk(self.tree) for c in ast.iter_child_nodes(p)}
+        return self._parent.get(id(node))
+
+    def statement(self, node):
+        while node is not None and not isinstance(node, ast.stmt):
+            node = self.parent(node)
+        return node
+
+
+class Positions:
+    """Converts AST positions (UTF-8 byte columns, lines of the analysed text) to Locations."""
+
+    def __init__(self, project: Project, main: ModuleInfo, cells: Optional[list] = None):
+        self.project, self.main = project, main
+        self.lines: dict[str, list[str]] = {main.path: main.text.split("\n")}
+        self.cell_starts: list[int] = []
+        self.cell_numbers: list[int] = []
+        if cells is not None:
+            line = 1
+            for cell in cells:
+                self.cell_starts.append(line)
+                self.cell_numbers.append(cell.number)
+                line += cell.text.count("\n") + 1
+
+    def _lines(self, path):
+        if path not in self.lines:
+            module = self.project.modules.get(path)
+            self.lines[path] = module.text.split("\n") if module is not None else []
+        return self.lines[path]
+
+    def column(self, path, line, byte_col) -> int:
+        lines = self._lines(path)
+        if 0 < line <= len(lines):
+            return len(lines[line - 1].encode("utf-8")[:byte_col].decode("utf-8", "ignore")) + 1
+        return byte_col + 1
+
+    def locate(self, node, path: str) -> Location:
+        line, end_line = node.lineno, getattr(node, "end_lineno", None) or node.lineno
+        col = self.column(path, line, node.col_offset)
+        end_col = self.column(path, end_line, getattr(node, "end_col_offset", None) or node.col_offset)
+        cell = None
+        if path == self.main.path and self.cell_starts:
+            i = bisect.bisect_right(self.cell_starts, line) - 1
+            start = self.cell_starts[i]
+            cell, line, end_line = self.cell_numbers[i], line - start + 1, end_line - start + 1
+        return Location(path, line, col, end_line, end_col, cell)
+
+    def to_text_line(self, line: int, cell: Optional[int]) -> int:
+        if cell is None or not self.cell_starts:
+            return line
+        return self.cell_starts[self.cell_numbers.index(cell)] + line - 1
+
+
+class Analysis:
+    def __init__(self, path: str, findings: list, engine: Optional[Engine], positions: Optional[Positions],
+                 main: Optional[ModuleInfo]):
+        self.path = path
+        self.findings: list[Finding] = findings
+        self._engine, self._positions, self._main = engine, positions, main
+        self._index: Optional[dict] = None
+
+    def fact_at(self, line: int, column: int, cell: Optional[int] = None):
+        """The hover fact for the innermost tensor name or backward call at a position."""
+        if self._engine is None:
+            return None
+        if self._index is None:
+            self._index = self._build_index()
+        best, best_size = None, None
+        for fact in self._index.get((cell, line), ()):
+            loc = fact.location
+            if (loc.line, loc.column) <= (line, column) and (line, column) < (loc.end_line, loc.end_column):
+                size = (loc.end_line - loc.line, loc.end_column - loc.column)
+                if best is None or size < best_size:
+                    best, best_size = fact, size
+        return best
+
+    def _build_index(self) -> dict:
+        index: dict = {}
+        pos, main = self._positions, self._main
+        reused: dict = {}
+        for reuse in self._engine.reuses.values():
+            reused.setdefault(id(reuse.info.call), []).append(pos.locate(reuse.node, reuse.module.path))
+        for node, module, value, freed in self._engine.tensor_facts.values():
+            if module is not main:
+                continue
+            loc = pos.locate(node, main.path)
+            grad = "yes" if value.grad == YES else "maybe" if value.grad == MAYBE else "no"
+            origins = tuple(sorted({f"{r.name} (line {r.node.lineno})" for r in value.roots}))
+            fact = TensorFact(loc, node.id, grad, value.leaf, origins, self._chain(value.segs),
+                              tuple(sorted({pos.locate(fi.call, fi.path) for fi in freed.values()},
+                                           key=lambda l: (l.path, l.line))))
+            index.setdefault((loc.cell, loc.line), []).append(fact)
+        for node, module, segs, retains in self._engine.backward_facts.values():
+            if module is not main:
+                continue
+            loc = pos.locate(node, main.path)
+            later = tuple(reused.get(id(node), ()))
+            fact = BackwardFact(loc, short(node), retains, self._chain(segs), later, bool(later) and not retains)
+            for line in range(loc.line, loc.end_line + 1):
+                index.setdefault((loc.cell, line), []).append(fact)
+        return index
+
+    def _chain(self, segs) -> tuple:
+        steps, seen = [], set()
+        for seg in sorted(segs, key=lambda s: s.order):
+            stmt = seg.stmt if seg.stmt is not None else seg.site
+            key = (seg.path, stmt.lineno)
+            if key in seen:
+                continue
+            seen.add(key)
+            text = ast.unparse(stmt).split("\n")[0]
+            steps.append(GraphStep(self._positions.locate(stmt, seg.path), text[:80], seg.saves))
+        return tuple(steps[-MAX_CHAIN:])
+
+
+def project_root(path: str) -> str:
+    directory = os.path.dirname(os.path.abspath(path))
+    probe = directory
+    while True:
+        if any(os.path.exists(os.path.join(probe, m)) for m in PROJECT_MARKERS):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return directory
+        probe = parent
+
+
+def analyze_source(text: str, path: str = "<stdin>", root: Optional[str] = None, *,
+                   facts: bool = True, overlay: Optional[dict] = None) -> Analysis:
+    """Analyse Python source. Raises :class:`SourceError` when it cannot be parsed."""
+    tree = parse(text, path)
+    return _analyze(text, tree, path, root, None, facts, overlay)
+
+
+def analyze_cells(cells: list, path: str, root: Optional[str] = None, *, numbers: Optional[list] = None,
+                  facts: bool = True) -> Analysis:
+    """Analyse a notebook's code cells in order, as one program.
+
+    Findings carry the 1-based cell number (``numbers[i]`` or ``i + 1``) and cell-relative
+    lines. A cell that does not parse is left out rather than failing the whole notebook.
+    """
+    numbered = [Cell(numbers[i] if numbers else i + 1, strip_magics(c)) for i, c in enumerate(cells)]
+    kept = []
+    for cell in numbered:
+        try:
+            parse(cell.text, path)
+            kept.append(cell)
+        except SourceError:
+            kept.append(Cell(cell.number, "\n" * cell.text.count("\n")))
+    text = "\n".join(c.text for c in kept)
+    tree = parse(text, path)
+    return _analyze(text, tree, path, root, kept, facts, None)
+
+
+def analyze_path(path: str, root: Optional[str] = None, *, facts: bool = False) -> Analysis:
+    """Analyse a ``.py`` file or a ``.ipynb`` notebook."""
+    if path.endswith(".ipynb"):
+        cells = read_notebook(path)
+        return analyze_cells([c.text for c in cells], path, root, numbers=[c.number for c in cells], facts=facts)
+    return analyze_source(read_python(path), path, root, facts=facts)
+
+
+def _analyze(text, tree, path, root, cells, facts, overlay) -> Analysis:
+    path = os.path.abspath(path) if not path.startswith("<") else path
+    project = Project(root or (project_root(path) if not path.startswith("<") else os.getcwd()), overlay)
+    main = ModuleInfo(path, "__main__", text, tree)
+    project.modules[path] = main
+    engine = Engine(project)
+    engine.collect_facts = facts
+    end = engine.run_module(main, main.env)
+    _run_uncalled(engine, main, end)
+    positions = Positions(project, main, cells)
+    parents = Parents(tree)
+    findings = []
+    for reuse in engine.reuses.values():
+        finding = build_finding(reuse, positions.locate, path, parents)
+        if not _suppressed(finding, positions):
+            findings.append(finding)
+    findings.sort(key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.location.column, f.code))
+    return Analysis(path, findings, engine if facts else None, positions, main)
+
+
+def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State]) -> None:
+    """Functions and methods no analysed code called are analysed with unknown arguments."""
+    if end is None:
+        return
+    for value in list(end.globals.values()):
+        funcs = []
+        if type(value) is Func and value.module is main:
+            funcs.append(value)
+        elif type(value) is Class and value.module is main:
+            funcs.extend(v for v in value.attrs.values() if type(v) is Func)
+        for fn in funcs:
+            if fn.node not in engine.called:
+                st = State(None, dict(end.globals), dict(end.heap), {}, True)
+                engine.run_entry(main, fn, st)
+
+
+def _suppressed(finding: Finding, positions: Positions) -> bool:
+    lines = positions._lines(finding.location.path)
+    line = positions.to_text_line(finding.location.line, finding.location.cell) \
+        if finding.location.path == positions.main.path else finding.location.line
+    if not 0 < line <= len(lines):
+        return False
+    match = SUPPRESS.search(lines[line - 1])
+    if match is None:
+        return False
+    codes = match.group(1)
+    return codes is None or finding.code in {c.strip() for c in codes.split(",")}

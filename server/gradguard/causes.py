@@ -1,0 +1,131 @@
+"""From a backward that reaches freed graph to a finding: the message in the user's terms,
+the related places, and the fixes that fit the cause.
+
+Causes, told apart by the data rather than by the text:
+- *stale across iterations*: the graph was freed by the same backward call in an earlier
+  iteration. If it was built before the loop (a target, features, a cached value) the fix is
+  to build it without graph (``torch.no_grad()``) or ``.detach()`` it where it is built; if it
+  is carried from iteration to iteration (RNN hidden state) the fix is ``.detach()`` where the
+  carried value enters this iteration's graph.
+- *shared by two backwards*: another backward call freed it. If parameters were updated in
+  place in between (``optimizer.step()``), ``retain_graph=True`` would only turn this into an
+  in-place version error, so the fix is to ``.detach()`` the shared value where the first
+  backward's graph took it (a GAN's ``fake``). Otherwise: backward once on the sum of the
+  losses, or ``retain_graph=True`` on the earlier backward.
+"""
+from __future__ import annotations
+
+import ast
+
+from .findings import Finding, Fix, Related
+from .rules import RULES
+from .values import Tensor
+
+MAX_TEXT = 48
+
+
+def short(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
+
+
+def describe_roots(roots) -> str:
+    names = []
+    for root in sorted(roots, key=lambda r: (r.path, r.node.lineno)):
+        text = f"the parameters of `{root.name}`" if root.kind == "params" else f"`{root.name}` (requires_grad=True)"
+        if text not in names:
+            names.append(text)
+    if not names:
+        return "a tensor that requires grad"
+    return " and ".join(names[:2]) + (" and others" if len(names) > 2 else "")
+
+
+def build_finding(reuse, locate, main_path: str, parents) -> Finding:
+    """``locate(node, path)`` gives a Location; ``parents.statement(node)`` a node's statement."""
+    stale, info, node = reuse.stale, reuse.info, reuse.node
+    rule = RULES[reuse.code]
+    same_call = info.call is node
+    roots = stale.roots
+    built_line = str(stale.site.lineno)
+    if stale.path != main_path:
+        built_line += f" of {stale.path.rsplit('/', 1)[-1]}"
+    args = {
+        "call": f"`{short(node)}`",
+        "what": f"`{stale.what}`",
+        "origin": describe_roots(roots),
+        "built_line": built_line,
+        "freed_call": f"`{short(info.call)}`",
+        "freed_line": str(info.call.lineno),
+        "when": " in the previous iteration" if same_call else "",
+        "when_zh": "（在上一次迭代中）" if same_call else "",
+    }
+    message = rule.message["en"].format(**args)
+    severity = rule.severity if reuse.exact else "warning"
+    if not reuse.exact:
+        message += " (the value passes through code GradGuard could not resolve, so this may not raise)"
+    related = [Related(locate(stale.site, stale.path), f"{args['what']} was computed here from {args['origin']}")]
+    for root in sorted(roots, key=lambda r: r.node.lineno)[:2]:
+        what = f"parameters of `{root.name}` are created here" if root.kind == "params" else f"`{root.name}` requires grad (created here)"
+        related.append(Related(locate(root.node, root.path), what))
+    related.append(Related(locate(info.call, info.path),
+                           f"the graph was freed here by {args['freed_call']}" + args["when"]))
+    fixes = _fixes(reuse, locate, main_path, parents)
+    return Finding(reuse.code, severity, message, locate(node, reuse.module.path), tuple(related),
+                   tuple(fixes), tuple(args.items()))
+
+
+def _fixes(reuse, locate, main_path, parents) -> list:
+    stale, info, node, value = reuse.stale, reuse.info, reuse.node, reuse.value
+    fixes: list[Fix] = []
+
+    def here(n, path):
+        return path == main_path and n is not None
+
+    if info.call is node:  # stale across iterations
+        fresh = isinstance(value, Tensor) and bool(value.segs - set(reuse.hits))
+        if not stale.old and fresh and here(stale.stmt, stale.path) and isinstance(stale.stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            stmt = stale.stmt
+            fixes.append(Fix("no_grad", f"Compute `{stale.what}` under `torch.no_grad()` (line {stmt.lineno})",
+                             (("stmt", locate(stmt, stale.path)),), preferred=True))
+            if stmt.value is not None and not isinstance(stmt, ast.AugAssign):
+                fixes.append(Fix("detach", f"Detach `{stale.what}` where it is computed: `.detach()`",
+                                 (("expr", locate(stmt.value, stale.path)),)))
+        elif stale.old:
+            entry = value.via.get(stale) if isinstance(value, Tensor) else None
+            if here(entry, reuse.module.path):
+                fixes.append(Fix("detach", f"Detach `{short(entry)}` carried over from the previous iteration",
+                                 (("expr", locate(entry, main_path)),), preferred=True))
+        return fixes
+    # another backward freed it
+    if info.stepped:
+        if here(info.via, info.path):
+            fixes.append(Fix("detach", f"Detach `{short(info.via)}` in the graph of {short(info.call)} "
+                                       "(parameters are updated in between, so retain_graph=True would not help)",
+                             (("expr", locate(info.via, info.path)),), preferred=True))
+        return fixes
+    first, second = info.call, node
+    if (_is_plain_backward(first) and _is_plain_backward(second) and info.path == main_path
+            and reuse.module.path == main_path
+            and ast.unparse(first.func.value) != ast.unparse(second.func.value)):
+        first_stmt = _statement_of(first, parents)
+        if first_stmt is not None:
+            a, b = ast.unparse(first.func.value), ast.unparse(second.func.value)
+            fixes.append(Fix("sum_losses", f"Backward once on `{a} + {b}`",
+                             (("first", locate(first_stmt, main_path)), ("second", locate(second, main_path))),
+                             preferred=True, texts=(("first_loss", a), ("second_loss", b))))
+    if info.path == main_path:
+        fixes.append(Fix("retain_graph", f"Keep the graph for the later backward: `retain_graph=True` in {short(first)}",
+                         (("call0", locate(first, main_path)),), preferred=not fixes))
+    return fixes
+
+
+def _is_plain_backward(call) -> bool:
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "backward" and not call.args and not call.keywords)
+
+
+def _statement_of(call, parents):
+    stmt = parents.statement(call)
+    if isinstance(stmt, ast.Expr) and stmt.value is call:
+        return stmt
+    return None

@@ -1,0 +1,236 @@
+"""Settings: ``[tool.gradguard]`` in the nearest pyproject.toml, and the editor's ``gradguard.*``.
+
+Both the CLI and the language server filter findings through :meth:`Config.apply`.  Editor
+settings win over the project's where they are set (non-empty), like Ruff's "editorFirst".
+Bad values never raise: they are reported in ``warnings`` (naming the setting) and the
+default is used instead.
+"""
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable, Mapping
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+from .findings import Finding
+
+#: Severity levels a user may write, mapped to the Finding/LSP level.  "information" is the
+#: VS Code spelling (package.json), "info" the Finding one.
+SEVERITY_LEVELS = {"error": "error", "warning": "warning", "information": "info", "info": "info",
+                   "hint": "hint"}
+RUN_MODES = ("onType", "onSave")
+
+#: Editor setting defaults; must equal ``contributes.configuration`` in the root package.json
+#: (tests/lsp/test_config.py checks this).
+EDITOR_DEFAULTS: dict[str, Any] = {
+    "enable": True,
+    "run": "onType",
+    "select": [],
+    "ignore": [],
+    "severity": {},
+}
+#: Settings the VS Code client consumes itself; the server accepts and ignores them.
+CLIENT_ONLY_SETTINGS = frozenset({"interpreter", "importStrategy", "trace", "path", "args"})
+
+
+def _code_matches(code: str, patterns: Iterable[str]) -> bool:
+    return any(code.startswith(p.upper()) for p in patterns)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Which findings to report and how loudly, for one project."""
+
+    select: tuple[str, ...] = ()  # codes or prefixes; empty = all
+    ignore: tuple[str, ...] = ()  # codes or prefixes; wins over select
+    severity: Mapping[str, str] = field(default_factory=dict)  # code -> Finding/LSP level
+    exclude: tuple[str, ...] = ()  # globs relative to ``root``
+    root: str | None = None  # directory of the pyproject.toml it came from
+    warnings: tuple[str, ...] = ()
+
+    def enabled(self, code: str) -> bool:
+        if self.select and not _code_matches(code, self.select):
+            return False
+        return not _code_matches(code, self.ignore)
+
+    def apply(self, findings: Iterable[Finding]) -> list[Finding]:
+        """Drop unselected/ignored findings and apply severity overrides."""
+        kept = []
+        for finding in findings:
+            if not self.enabled(finding.code):
+                continue
+            level = self.severity.get(finding.code)
+            kept.append(dataclasses.replace(finding, severity=level) if level else finding)
+        return kept
+
+    def excludes(self, path: str) -> bool:
+        """Whether ``path`` matches an ``exclude`` glob (relative to the pyproject directory)."""
+        if not self.exclude or not path:
+            return False
+        try:
+            rel = Path(os.path.abspath(path)).relative_to(self.root) if self.root else Path(path)
+        except ValueError:
+            return False
+        rel_posix = PurePosixPath(rel.as_posix())
+        candidates = [rel_posix, *rel_posix.parents]  # "build" excludes build/x/y.py too
+        return any(
+            fnmatch.fnmatch(str(c), pat.rstrip("/")) or fnmatch.fnmatch(str(c), pat.rstrip("/") + "/**")
+            for pat in self.exclude for c in candidates if str(c) != "."
+        )
+
+    def with_editor(self, editor: "EditorSettings") -> "Config":
+        """The project config overridden by editor settings that are set."""
+        return dataclasses.replace(
+            self,
+            select=editor.select or self.select,
+            ignore=editor.ignore or self.ignore,
+            severity={**self.severity, **editor.severity},
+        )
+
+
+def _str_list(value: Any, name: str, warnings: list[str]) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        warnings.append(f"'{name}' must be a list of strings; ignoring {value!r}")
+        return ()
+    return tuple(v.strip() for v in value if v.strip())
+
+
+def _severity_map(value: Any, name: str, warnings: list[str]) -> dict[str, str]:
+    if not isinstance(value, Mapping):
+        warnings.append(f"'{name}' must map rule codes to a level; ignoring {value!r}")
+        return {}
+    result = {}
+    for code, level in value.items():
+        mapped = SEVERITY_LEVELS.get(str(level).lower())
+        if mapped is None:
+            warnings.append(f"'{name}.{code}': unknown level {level!r} "
+                            f"(use error, warning, information or hint)")
+        else:
+            result[str(code).upper()] = mapped
+    return result
+
+
+_PROJECT_KEYS = ("select", "ignore", "severity", "exclude")
+
+
+def parse_project_table(table: Any, root: str | None = None, where: str = "tool.gradguard") -> Config:
+    """A Config from a ``[tool.gradguard]`` table (already parsed TOML)."""
+    warnings: list[str] = []
+    if not isinstance(table, Mapping):
+        return Config(root=root, warnings=(f"'{where}' must be a table",))
+    for key in table:
+        if key not in _PROJECT_KEYS:
+            warnings.append(f"'{where}.{key}' is not a GradGuard setting")
+    return Config(
+        select=_str_list(table.get("select", []), f"{where}.select", warnings),
+        ignore=_str_list(table.get("ignore", []), f"{where}.ignore", warnings),
+        severity=_severity_map(table.get("severity", {}), f"{where}.severity", warnings),
+        exclude=_str_list(table.get("exclude", []), f"{where}.exclude", warnings),
+        root=root,
+        warnings=tuple(warnings),
+    )
+
+
+def find_pyproject(start_dir: str) -> Path | None:
+    """The nearest pyproject.toml at or above ``start_dir``."""
+    here = Path(start_dir).resolve()
+    for directory in (here, *here.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+_cache: dict[Path, tuple[int, Config]] = {}
+
+
+def load_project_config(start_dir: str) -> Config:
+    """``[tool.gradguard]`` of the nearest pyproject.toml (an empty Config when there is none).
+
+    Cached per file and modification time: the language server calls this on every analysis.
+    """
+    pyproject = find_pyproject(start_dir)
+    if pyproject is None:
+        return Config()
+    try:
+        mtime = pyproject.stat().st_mtime_ns
+    except OSError:
+        return Config()
+    cached = _cache.get(pyproject)
+    if cached and cached[0] == mtime:
+        return cached[1]
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        config = Config(root=str(pyproject.parent), warnings=(f"{pyproject}: {exc}",))
+    else:
+        table = data.get("tool", {}).get("gradguard", {})
+        config = parse_project_table(table, root=str(pyproject.parent),
+                                     where=f"{pyproject}: tool.gradguard")
+    _cache[pyproject] = (mtime, config)
+    return config
+
+
+@dataclass(frozen=True)
+class EditorSettings:
+    """The editor's ``gradguard.*`` settings (defaults: :data:`EDITOR_DEFAULTS`)."""
+
+    enable: bool = EDITOR_DEFAULTS["enable"]
+    run: str = EDITOR_DEFAULTS["run"]
+    select: tuple[str, ...] = tuple(EDITOR_DEFAULTS["select"])
+    ignore: tuple[str, ...] = tuple(EDITOR_DEFAULTS["ignore"])
+    severity: Mapping[str, str] = field(default_factory=lambda: dict(EDITOR_DEFAULTS["severity"]))
+
+
+def _unwrap(raw: Any) -> Mapping[str, Any]:
+    """Accept ``{"settings": {"gradguard": {...}}}`` (the VS Code client's initializationOptions),
+    ``{"gradguard": {...}}``, ``{"gradguard.run": ...}`` or a flat ``{...}``."""
+    if not isinstance(raw, Mapping):
+        return {}
+    if isinstance(raw.get("settings"), Mapping):
+        return _unwrap(raw["settings"])
+    if isinstance(raw.get("gradguard"), Mapping):
+        return raw["gradguard"]
+    dotted = {k.split(".", 1)[1]: v for k, v in raw.items() if k.startswith("gradguard.")}
+    return dotted or raw
+
+
+def parse_editor_settings(raw: Any) -> tuple[EditorSettings, list[str]]:
+    """Editor settings from initializationOptions / didChangeConfiguration / workspace/configuration.
+
+    Returns the settings and one warning per bad value (that value falls back to its default).
+    """
+    values = _unwrap(raw)
+    warnings: list[str] = []
+    settings: dict[str, Any] = {}
+    for key, value in values.items():
+        name = f"gradguard.{key}"
+        if value is None or key in CLIENT_ONLY_SETTINGS:
+            continue
+        if key == "enable":
+            if isinstance(value, bool):
+                settings["enable"] = value
+            else:
+                warnings.append(f"'{name}' must be true or false, not {value!r}")
+        elif key == "run":
+            if value in RUN_MODES:
+                settings["run"] = value
+            else:
+                warnings.append(f"'{name}' must be one of {', '.join(RUN_MODES)}, not {value!r}")
+        elif key in ("select", "ignore"):
+            settings[key] = _str_list(value, name, warnings)
+        elif key == "severity":
+            settings["severity"] = _severity_map(value, name, warnings)
+        else:
+            warnings.append(f"'{name}' is not a GradGuard setting")
+    return EditorSettings(**settings), warnings

@@ -1,0 +1,1187 @@
+"""The abstract interpreter: one visitor that walks the code, statement by statement, carrying
+an abstract :class:`State`, the way pyflakes' checker walks it carrying scopes.
+
+- Branches are analysed on copies of the state and joined.
+- Loops run to a fixpoint; the state at the head of the second and later iterations is the
+  *aged* join of the back edges (see ``values``), so the second iteration -- where most of these
+  bugs fire -- is analysed on its own. Loops are assumed to run at least twice.
+- User functions and methods are analysed at each call site with the actual abstract
+  arguments (context-sensitive inlining, bounded in depth); generators are re-run at every step
+  of the loop that consumes them.
+- What the torch API does comes only from ``torch_api``; anything unresolved becomes UNKNOWN or
+  an inexact tensor, which never yields an error-severity finding.
+
+The engine never imports or executes the analysed code.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from . import torch_api as api
+from .state import Ager, FreeInfo, State, join_states
+from .values import (MAYBE, NO, NONE, UNKNOWN, YES, Bound, Box, Builtin, Class, Const, Func,
+                     GradCtx, Iter, Layer, ModRef, Obj, Optim, Root, Seg, Super, Tensor,
+                     TorchRef, Tup, Val, join, tensors_in)
+
+MAX_LOOP_PASSES = 6
+MAX_CALL_DEPTH = 12
+CONTEXT_DEPTH = 2
+# Statements executed per analysis before calls stop being inlined (keeps huge files bounded).
+STATEMENT_BUDGET = 400_000
+
+BUILTINS = frozenset({
+    "range", "len", "enumerate", "zip", "list", "tuple", "dict", "set", "sorted", "reversed",
+    "iter", "next", "sum", "min", "max", "abs", "float", "int", "str", "bool", "print",
+    "isinstance", "hasattr", "getattr", "setattr", "super", "open", "round", "type", "map",
+    "filter", "repr", "format", "any", "all", "id", "hash", "vars", "dir", "object",
+})
+
+
+class Frame:
+    __slots__ = ("func", "module", "ctx", "returns", "loops", "owner")
+
+    def __init__(self, func, module, ctx, owner=None):
+        self.func, self.module, self.ctx, self.owner = func, module, ctx, owner
+        self.returns: list = []
+        self.loops: list = []
+
+
+class LoopCtx:
+    __slots__ = ("breaks", "continues")
+
+    def __init__(self):
+        self.breaks: list = []
+        self.continues: list = []
+
+
+class Reuse:
+    """A backward that reaches freed graph: the raw material of a GG101/GG102 finding."""
+
+    __slots__ = ("node", "code", "exact", "stale", "info", "value", "module", "hits")
+
+    def __init__(self, node, code, exact, stale, info, value, module, hits):
+        self.node, self.code, self.exact, self.stale = node, code, exact, stale
+        self.info, self.value, self.module, self.hits = info, value, module, hits
+
+
+class Engine:
+    def __init__(self, project):
+        self.project = project
+        self.segs: dict = {}
+        self.reporting = True
+        self.reuses: dict = {}  # (id(call), code) -> Reuse
+        self.tensor_facts: dict = {}  # id(Name node) -> (node, module, Tensor, {Seg: FreeInfo})
+        self.backward_facts: dict = {}  # id(call) -> (node, module, segs, retains)
+        self.called: set = set()
+        self.created: list = [set()]
+        self.frame: Optional[Frame] = None
+        self.frames: list = []
+        self.stmt: Optional[ast.stmt] = None
+        self.killed = False
+        self.executed = 0
+        self.collect_facts = True  # hover facts cost time; the CLI does not need them
+
+    # ----------------------------------------------------------------- modules
+    def run_module(self, module, globals_: dict) -> Optional[State]:
+        saved = (self.frame, self.stmt, self.reporting)
+        self.frame = Frame(None, module, ())
+        self.frames.append(self.frame)
+        self.reporting = True
+        st = State(None, globals_, {}, {}, True)
+        out = self.block(module.tree.body, st)
+        self.frames.pop()
+        self.frame, self.stmt, self.reporting = saved
+        return out
+
+    def run_entry(self, module, fn: Func, st: State) -> None:
+        """Analyse a function nobody called, with unknown arguments."""
+        args = []
+        owner = fn.owner
+        params = fn.node.args.posonlyargs + fn.node.args.args
+        if owner is not None and params and not _is_static(fn.node):
+            obj = Obj(("entry", id(owner.node)), owner)
+            init = owner.lookup("__init__")
+            if isinstance(init, Func) and init is not fn:
+                self.invoke(init, [obj], {}, st, fn.node, bound=True)
+            args.append(obj)
+        saved = (self.frame, self.reporting)
+        self.frame = Frame(None, module, ())
+        self.reporting = True
+        self.invoke(fn, args, {}, st, fn.node, bound=bool(args), unknown_rest=True)
+        self.frame, self.reporting = saved
+
+    # ----------------------------------------------------------------- statements
+    def block(self, stmts, st: Optional[State]) -> Optional[State]:
+        for node in stmts:
+            if st is None:
+                return None
+            st = self.exec(node, st)
+        return st
+
+    def exec(self, node: ast.stmt, st: State) -> Optional[State]:
+        self.executed += 1
+        prev, self.stmt = self.stmt, node
+        handler = getattr(self, "s_" + type(node).__name__, None)
+        out = handler(node, st) if handler is not None else st
+        self.stmt = prev
+        if self.killed:
+            self.killed = False
+            return None
+        return out
+
+    def s_Expr(self, node, st):
+        self.ev(node.value, st)
+        return st
+
+    def s_Assign(self, node, st):
+        value = self.ev(node.value, st)
+        for target in node.targets:
+            self.assign(target, value, st)
+        return st
+
+    def s_AnnAssign(self, node, st):
+        if node.value is not None:
+            self.assign(node.target, self.ev(node.value, st), st)
+        return st
+
+    def s_AugAssign(self, node, st):
+        cur = self.ev(_as_load(node.target), st)
+        value = self.ev(node.value, st)
+        if type(cur) is Tensor and cur.leaf and cur.grad == YES:
+            st.mark_stepped()  # in-place update of a parameter, e.g. manual SGD
+        result = self.binop(node, type(node.op).__name__, (cur, node.target), (value, node.value), st)
+        self.assign(node.target, result, st)
+        return st
+
+    def s_If(self, node, st):
+        truth = _truth(self.ev(node.test, st))
+        if truth is True:
+            return self.block(node.body, st)
+        if truth is False:
+            return self.block(node.orelse, st)
+        return join_states([self.block(node.body, st.copy()), self.block(node.orelse, st)])
+
+    def s_For(self, node, st):
+        iterable = self.ev(node.iter, st)
+
+        def step(s):
+            self.assign(node.target, self.iter_elem(iterable, s, node.iter), s)
+            return self.block(node.body, s)
+
+        return self.loop(st, step, node.orelse)
+
+    s_AsyncFor = s_For
+
+    def s_While(self, node, st):
+        forever = _truth(self.ev(node.test, st)) is True
+
+        def step(s):
+            if _truth(self.ev(node.test, s)) is False:
+                return None
+            return self.block(node.body, s)
+
+        return self.loop(st, step, node.orelse, forever)
+
+    def loop(self, st, step, orelse, forever=False):
+        reporting, self.reporting = self.reporting, False
+        ctx = LoopCtx()
+        self.frame.loops.append(ctx)
+        self.created.append(set())
+
+        def iterate(s):
+            ctx.continues = []
+            out = step(s.copy())
+            return join_states([out] + ctx.continues)
+
+        head = self.age(iterate(st))
+        steady = None
+        for _ in range(MAX_LOOP_PASSES):
+            if head is None:
+                break
+            steady = iterate(head)
+            new = join_states([head, self.age(steady)])
+            if new.same(head) or self.executed > STATEMENT_BUDGET:
+                break
+            head = new
+        if reporting:
+            self.reporting = True
+            ctx.breaks = []
+            iterate(st)
+            if head is not None:
+                steady = iterate(head)
+        created = self.created.pop()
+        self.created[-1] |= created
+        self.frame.loops.pop()
+        exits = []
+        if steady is not None and not forever:
+            exits.append(self.block(orelse, self.age(steady)) if orelse else self.age(steady))
+        return join_states(exits + ctx.breaks)
+
+    def age(self, st: Optional[State]) -> Optional[State]:
+        if st is None:
+            return None
+        mapping = {s: self.old_of(s) for s in self.created[-1] if not s.old}
+        return Ager(mapping).apply(st) if mapping else st
+
+    def s_Break(self, node, st):
+        if self.frame.loops:
+            self.frame.loops[-1].breaks.append(st)
+        return None
+
+    def s_Continue(self, node, st):
+        if self.frame.loops:
+            self.frame.loops[-1].continues.append(st)
+        return None
+
+    def s_Return(self, node, st):
+        value = self.ev(node.value, st) if node.value is not None else NONE
+        self.frame.returns.append((value, st))
+        return None
+
+    def s_Raise(self, node, st):
+        if node.exc is not None:
+            self.ev(node.exc, st)
+        return None
+
+    def s_With(self, node, st):
+        grad = st.grad
+        for item in node.items:
+            ctx = self.ev(item.context_expr, st)
+            if type(ctx) is GradCtx:
+                st.grad = ctx.enabled
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UNKNOWN if type(ctx) is GradCtx else ctx, st)
+        out = self.block(node.body, st)
+        if out is not None:
+            out.grad = grad
+        return out
+
+    s_AsyncWith = s_With
+
+    def s_Try(self, node, st):
+        body = self.block(node.body, st.copy())
+        raised = join_states([st, body])
+        outs = [self.block(node.orelse, body.copy()) if body is not None else None]
+        for handler in node.handlers:
+            h = raised.copy()
+            if handler.name:
+                h.bind(handler.name, UNKNOWN)
+            outs.append(self.block(handler.body, h))
+        out = join_states(outs)
+        if node.finalbody:
+            out = self.block(node.finalbody, out if out is not None else raised.copy()) if out is not None else None
+        return out
+
+    s_TryStar = s_Try
+
+    def s_Match(self, node, st):
+        self.ev(node.subject, st)
+        outs = [st]
+        for case in node.cases:
+            outs.append(self.block(case.body, st.copy()))
+        return join_states(outs)
+
+    def s_Assert(self, node, st):
+        self.ev(node.test, st)
+        return st
+
+    def s_Delete(self, node, st):
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                (st.globals if st.locals is None else st.locals).pop(target.id, None)
+        return st
+
+    def s_FunctionDef(self, node, st):
+        grad_mode = None
+        for deco in node.decorator_list:
+            d = self.ev(deco, st)
+            if type(d) is GradCtx:
+                grad_mode = d.enabled
+            elif type(d) is TorchRef and d.qual in api.GRAD_MODE:
+                grad_mode = api.GRAD_MODE[d.qual] if isinstance(api.GRAD_MODE[d.qual], bool) else None
+        a = node.args
+        defaults = [self.ev(d, st) for d in a.defaults]
+        kw_defaults = {arg.arg: self.ev(d, st) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
+        fn = Func(node, self.frame.module, (defaults, kw_defaults), _is_generator(node), grad_mode)
+        st.bind(node.name, fn)
+        return st
+
+    s_AsyncFunctionDef = s_FunctionDef
+
+    def s_ClassDef(self, node, st):
+        bases = [self.ev(b, st) for b in node.bases]
+        is_module = any((type(b) is TorchRef and b.qual in api.MODULE_BASES)
+                        or (type(b) is Class and b.is_module) for b in bases)
+        body_state = State({}, st.globals, st.heap, st.freed, st.grad)
+        out = self.block(node.body, body_state) or body_state
+        cls = Class(node, self.frame.module, bases, dict(out.locals), is_module)
+        for value in cls.attrs.values():
+            if type(value) is Func:
+                value.owner = cls
+        st.bind(node.name, cls)
+        return st
+
+    def s_Import(self, node, st):
+        for alias in node.names:
+            if alias.asname:
+                st.bind(alias.asname, self.import_module(alias.name, 0))
+            else:
+                top = alias.name.split(".")[0]
+                st.bind(top, self.import_module(top, 0))
+        return st
+
+    def s_ImportFrom(self, node, st):
+        name = node.module or ""
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            if node.level == 0 and (name == "torch" or name.startswith("torch.")):
+                value = TorchRef(f"{name}.{alias.name}")
+            else:
+                mod = self.project.load(name, node.level, self.frame.module, self) if name or node.level else None
+                value = UNKNOWN
+                if mod is not None:
+                    value = mod.env.get(alias.name)
+                if value is None or value is UNKNOWN:
+                    sub = self.project.load(f"{name}.{alias.name}" if name else alias.name,
+                                            node.level, self.frame.module, self)
+                    value = ModRef(sub) if sub is not None else (value or UNKNOWN)
+            st.bind(alias.asname or alias.name, value)
+        return st
+
+    def import_module(self, dotted: str, level: int) -> Val:
+        if dotted == "torch" or dotted.startswith("torch."):
+            return TorchRef(dotted)
+        mod = self.project.load(dotted, level, self.frame.module, self)
+        return ModRef(mod) if mod is not None else UNKNOWN
+
+    # ----------------------------------------------------------------- assignment
+    def assign(self, target, value: Val, st: State) -> None:
+        t = type(target)
+        if t is ast.Name:
+            st.bind(target.id, value)
+            self.note_tensor(target, value, st)
+        elif t in (ast.Tuple, ast.List):
+            items = self.unpack(value, len(target.elts), st, target)
+            for sub, item in zip(target.elts, items):
+                if type(sub) is ast.Starred:
+                    self.assign(sub.value, UNKNOWN, st)
+                else:
+                    self.assign(sub, item, st)
+        elif t is ast.Attribute:
+            obj = self.ev(target.value, st)
+            if type(obj) is Obj:
+                st.heap[(obj.oid, target.attr)] = value
+        elif t is ast.Subscript:
+            base = self.ev(target.value, st)
+            self.ev(target.slice, st)
+            if type(base) is Box:
+                key = (base.oid, "*")
+                st.heap[key] = join(st.heap[key], value) if key in st.heap else value
+            elif type(base) is Tensor and type(value) is Tensor and isinstance(target.value, ast.Name):
+                # x[i] = v writes v's graph into x (CopySlices)
+                merged = self.op(target, [(base, target.value), (value, None)], False, st)
+                st.bind(target.value.id, merged)
+        elif t is ast.Starred:
+            self.assign(target.value, UNKNOWN, st)
+
+    def unpack(self, value: Val, n: int, st: State, site) -> list:
+        tv = type(value)
+        if tv is Tup and len(value.items) == n:
+            return list(value.items)
+        if tv is Tensor:
+            return [self.op(site, [(value, None)], False, st) for _ in range(n)]
+        if tv in (Iter, Box):
+            elem = self.iter_elem(value, st, site)
+            return [elem] * n
+        if tv is Tup:
+            elem = UNKNOWN
+            for item in value.items:
+                elem = join(elem, item) if elem is not UNKNOWN else item
+            return [elem] * n
+        return [UNKNOWN] * n
+
+    # ----------------------------------------------------------------- expressions
+    def ev(self, node, st: State) -> Val:
+        handler = getattr(self, "e_" + type(node).__name__, None)
+        return handler(node, st) if handler is not None else self.ev_children(node, st)
+
+    def ev_children(self, node, st) -> Val:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.ev(child, st)
+        return UNKNOWN
+
+    def e_Constant(self, node, st):
+        return Const(node.value)
+
+    def e_Name(self, node, st):
+        value = st.lookup(node.id)
+        if value is None:
+            if node.id in BUILTINS:
+                return Builtin(node.id)
+            if node.id == "__name__":
+                return Const(self.frame.module.name)
+            return UNKNOWN
+        self.note_tensor(node, value, st)
+        return value
+
+    def e_Attribute(self, node, st):
+        return self.attr(self.ev(node.value, st), node.attr, st, node)
+
+    def e_Call(self, node, st):
+        func = node.func
+        if type(func) is ast.Attribute:
+            callee = self.attr(self.ev(func.value, st), func.attr, st, func)
+        else:
+            callee = self.ev(func, st)
+        args = []
+        for a in node.args:
+            if type(a) is ast.Starred:
+                args.append((self.iter_elem(self.ev(a.value, st), st, a), a.value))
+            else:
+                args.append((self.ev(a, st), a))
+        kwargs = {}
+        for k in node.keywords:
+            v = self.ev(k.value, st)
+            if k.arg:
+                kwargs[k.arg] = (v, k.value)
+        return self.call(callee, args, kwargs, node, st)
+
+    def e_BinOp(self, node, st):
+        left = self.ev(node.left, st)
+        right = self.ev(node.right, st)
+        return self.binop(node, type(node.op).__name__, (left, node.left), (right, node.right), st)
+
+    def binop(self, node, op, left, right, st):
+        if type(left[0]) is Tensor or type(right[0]) is Tensor:
+            return self.op(node, [left, right], api.OPERATORS.get(op), st)
+        if type(left[0]) is Tup and type(right[0]) is Tup and op == "Add":
+            return Tup(left[0].items + right[0].items)
+        return UNKNOWN
+
+    def e_UnaryOp(self, node, st):
+        operand = self.ev(node.operand, st)
+        if type(operand) is Tensor:
+            return self.op(node, [(operand, node.operand)], api.OPERATORS.get(type(node.op).__name__), st)
+        if type(node.op) is ast.Not and type(operand) is Const:
+            return Const(not operand.value)
+        return UNKNOWN
+
+    def e_Compare(self, node, st):
+        left = self.ev(node.left, st)
+        rights = [self.ev(c, st) for c in node.comparators]
+        if len(rights) == 1 and type(left) is Const and type(rights[0]) is Const:
+            op, a, b = type(node.ops[0]), left.value, rights[0].value
+            folds = {ast.Eq: lambda: a == b, ast.NotEq: lambda: a != b,
+                     ast.Is: lambda: a is b, ast.IsNot: lambda: a is not b}
+            if op in folds:
+                return Const(folds[op]())
+        if len(rights) == 1 and type(node.ops[0]) in (ast.Is, ast.IsNot) and rights[0] == NONE:
+            if type(left) in (Tensor, Layer, Obj, Func, Class, Optim, Box, Tup):
+                return Const(type(node.ops[0]) is ast.IsNot)
+        if type(left) is Tensor or any(type(r) is Tensor for r in rights):
+            return Tensor()
+        return UNKNOWN
+
+    def e_BoolOp(self, node, st):
+        values = [self.ev(v, st) for v in node.values]
+        out = values[0]
+        for v in values[1:]:
+            out = join(out, v)
+        return out
+
+    def e_IfExp(self, node, st):
+        truth = _truth(self.ev(node.test, st))
+        if truth is True:
+            return self.ev(node.body, st)
+        if truth is False:
+            return self.ev(node.orelse, st)
+        return join(self.ev(node.body, st), self.ev(node.orelse, st))
+
+    def e_NamedExpr(self, node, st):
+        value = self.ev(node.value, st)
+        self.assign(node.target, value, st)
+        return value
+
+    def e_Tuple(self, node, st):
+        return Tup(self.ev(e, st) for e in node.elts)
+
+    def e_List(self, node, st):
+        box = Box((node, self.frame.ctx), "list")
+        elem = None
+        for e in node.elts:
+            v = self.ev(e.value if type(e) is ast.Starred else e, st)
+            elem = v if elem is None else join(elem, v)
+        if elem is not None:
+            st.heap[(box.oid, "*")] = elem
+        return box
+
+    e_Set = e_List
+
+    def e_Dict(self, node, st):
+        box = Box((node, self.frame.ctx), "dict")
+        elem = None
+        for k, v in zip(node.keys, node.values):
+            if k is not None:
+                self.ev(k, st)
+            value = self.ev(v, st)
+            elem = value if elem is None else join(elem, value)
+        if elem is not None:
+            st.heap[(box.oid, "*")] = elem
+        return box
+
+    def comprehension(self, node, st, elts):
+        inner = st.copy()
+        if inner.locals is None:
+            inner.locals = {}
+        for gen in node.generators:
+            iterable = self.ev(gen.iter, inner)
+            self.assign(gen.target, self.iter_elem(iterable, inner, gen.iter), inner)
+            for cond in gen.ifs:
+                self.ev(cond, inner)
+        values = [self.ev(e, inner) for e in elts]
+        st.heap, st.freed = inner.heap, inner.freed
+        return values
+
+    def e_ListComp(self, node, st):
+        elem = self.comprehension(node, st, [node.elt])[0]
+        box = Box((node, self.frame.ctx), "list")
+        st.heap[(box.oid, "*")] = elem
+        return box
+
+    e_SetComp = e_ListComp
+
+    def e_GeneratorExp(self, node, st):
+        return Iter(self.comprehension(node, st, [node.elt])[0])
+
+    def e_DictComp(self, node, st):
+        key, value = self.comprehension(node, st, [node.key, node.value])
+        box = Box((node, self.frame.ctx), "dict")
+        st.heap[(box.oid, "*")] = value
+        return box
+
+    def e_Subscript(self, node, st):
+        base = self.ev(node.value, st)
+        index = self.ev(node.slice, st)
+        tb = type(base)
+        if tb is Tensor:
+            kind = "basic" if _basic_index(node.slice, index) else "advanced"
+            return self.op(node, [(base, node.value), (index, node.slice)], api.SUBSCRIPT_SAVES[kind], st)
+        if tb is Tup:
+            if type(index) is Const and isinstance(index.value, int) and -len(base.items) <= index.value < len(base.items):
+                return base.items[index.value]
+            return self.iter_elem(base, st, node)
+        if tb is Box:
+            return _weak(st.heap.get((base.oid, "*"), UNKNOWN))
+        if tb is Obj:
+            getitem = base.cls.lookup("__getitem__")
+            if type(getitem) is Func:
+                return self.invoke(getitem, [base, index], {}, st, node, bound=True)
+        return UNKNOWN
+
+    def e_Starred(self, node, st):
+        return self.ev(node.value, st)
+
+    def e_Lambda(self, node, st):
+        return UNKNOWN
+
+    def e_Yield(self, node, st):
+        value = self.ev(node.value, st) if node.value is not None else NONE
+        prev = st.lookup("$yield")
+        st.bind("$yield", value if prev is None else join(prev, value))
+        return UNKNOWN
+
+    def e_YieldFrom(self, node, st):
+        value = self.iter_elem(self.ev(node.value, st), st, node)
+        prev = st.lookup("$yield")
+        st.bind("$yield", value if prev is None else join(prev, value))
+        return UNKNOWN
+
+    def e_Await(self, node, st):
+        return self.ev(node.value, st)
+
+    def e_JoinedStr(self, node, st):
+        self.ev_children(node, st)
+        return Const("")
+
+    # ----------------------------------------------------------------- attributes
+    def attr(self, recv: Val, name: str, st: State, node) -> Val:
+        t = type(recv)
+        if t is TorchRef:
+            return TorchRef(f"{recv.qual}.{name}")
+        if t is Tensor:
+            if name == "data" or name == "grad":
+                return Tensor(exact=recv.exact)
+            if name in api.SEVER_ATTRIBUTES:
+                return UNKNOWN
+            if name in api.TENSOR_ATTRIBUTE_VIEWS:
+                return self.op(node, [(recv, node.value)], api.TENSOR_ATTRIBUTE_VIEWS[name], st)
+            return Bound(recv, name)
+        if t is Obj:
+            value = st.heap.get((recv.oid, name))
+            if value is not None:
+                return value
+            found = recv.cls.lookup(name)
+            if type(found) is Func:
+                if _is_property(found.node):
+                    return self.invoke(found, [recv], {}, st, node, bound=True)
+                return Bound(recv, name, found)
+            if found is not None:
+                return found
+            if recv.cls.is_module:
+                return Bound(recv, name)
+            return UNKNOWN
+        if t is ModRef:
+            return recv.module.env.get(name, UNKNOWN) if recv.module is not None else UNKNOWN
+        if t is Class:
+            found = recv.lookup(name)
+            return found if found is not None else UNKNOWN
+        if t is Layer:
+            if name in ("weight", "bias") and recv.root is not None:
+                return Tensor(YES, True, roots=frozenset({recv.root}))
+            return Bound(recv, name)
+        if t in (Optim, Box, Iter):
+            return Bound(recv, name)
+        if t is Super:
+            for base in recv.cls.bases:
+                if type(base) is Class:
+                    found = base.lookup(name)
+                    if type(found) is Func:
+                        return Bound(recv.obj, name, found)
+            return Bound(recv, name)
+        return UNKNOWN
+
+    # ----------------------------------------------------------------- calls
+    def call(self, callee: Val, args: list, kwargs: dict, node, st: State) -> Val:
+        t = type(callee)
+        if t is TorchRef:
+            return self.torch_call(callee.qual, args, kwargs, node, st)
+        if t is Bound:
+            return self.method_call(callee, args, kwargs, node, st)
+        if t is Func:
+            return self.call_func(callee, [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()}, st, node)
+        if t is Class:
+            return self.instantiate(callee, args, kwargs, node, st)
+        if t is Obj:
+            method = callee.cls.lookup("forward" if callee.cls.is_module else "__call__")
+            if method is None and callee.cls.is_module:
+                method = callee.cls.lookup("__call__")
+            if type(method) is Func:
+                return self.call_func(method, [callee] + [a for a, _ in args],
+                                      {k: v for k, (v, _) in kwargs.items()}, st, node, bound=True)
+            return self.unknown_call(args, kwargs)
+        if t is Layer:
+            return self.call_layer(callee, args, node, st)
+        if t is Builtin:
+            return self.builtin_call(callee.name, args, kwargs, node, st)
+        return self.unknown_call(args, kwargs)
+
+    def unknown_call(self, args, kwargs) -> Val:
+        """Something we cannot resolve: it may pass its arguments' graphs on, or not."""
+        ts = [t for v, _ in list(args) + list(kwargs.values()) for t in tensors_in(v) if t.grad != NO]
+        if not ts:
+            return UNKNOWN
+        return Tensor(MAYBE, False, frozenset().union(*(t.segs for t in ts)),
+                      frozenset().union(*(t.roots for t in ts)), _merge_via(ts), False,
+                      any(t.weak for t in ts))
+
+    def call_func(self, fn: Func, args: list, kwargs: dict, st: State, node, bound=False) -> Val:
+        if fn.is_gen:
+            return Iter(gen=(fn, tuple(args), tuple(kwargs.items()), node, bound))
+        return self.invoke(fn, args, kwargs, st, node, bound)
+
+    def invoke(self, fn: Func, args: list, kwargs: dict, st: State, node, bound=False,
+               unknown_rest=False, generator=False) -> Val:
+        self.called.add(fn.node)
+        if (len(self.frames) > MAX_CALL_DEPTH or self.executed > STATEMENT_BUDGET
+                or any(f.func is fn for f in self.frames)):
+            return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
+        locals_ = _bind_params(fn, args, kwargs, unknown_rest)
+        ctx = ((node,) + self.frame.ctx)[:CONTEXT_DEPTH]
+        shared = fn.module is self.frame.module
+        callee = State(locals_, st.globals if shared else fn.module.env, st.heap, st.freed,
+                       st.grad if fn.grad_mode is None else fn.grad_mode)
+        frame = Frame(fn, fn.module, ctx)
+        saved_frame, saved_stmt = self.frame, self.stmt
+        self.frame = frame
+        self.frames.append(frame)
+        out = self.block(fn.node.body, callee)
+        self.frames.pop()
+        self.frame, self.stmt = saved_frame, saved_stmt
+        results = frame.returns + ([(NONE, out)] if out is not None else [])
+        end = join_states([s for _, s in results])
+        if end is None:
+            self.killed = True  # every path through the callee raises
+            return UNKNOWN
+        st.heap, st.freed = end.heap, end.freed
+        if shared:
+            st.globals = end.globals
+        if generator:
+            return end.locals.get("$yield", UNKNOWN)
+        value = None
+        for v, _ in results:
+            value = v if value is None else join(value, v)
+        return value if value is not None else NONE
+
+    def instantiate(self, cls: Class, args, kwargs, node, st) -> Val:
+        obj = Obj((node, self.frame.ctx), cls)
+        init = cls.lookup("__init__")
+        if type(init) is Func:
+            self.invoke(init, [obj] + [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()},
+                        st, node, bound=True)
+        return obj
+
+    def builtin_call(self, name, args, kwargs, node, st) -> Val:
+        vals = [a for a, _ in args]
+        if name in ("enumerate",) and vals:
+            return Iter(wrap=("enumerate", vals[0]))
+        if name == "zip":
+            return Iter(wrap=("zip", tuple(vals)))
+        if name in ("iter", "reversed", "sorted", "list", "tuple", "set") and vals:
+            v = vals[0]
+            if name == "tuple" and type(v) is Tup:
+                return v
+            if type(v) in (Box, Iter, Tup, Obj, Tensor):
+                if name in ("list", "sorted", "set"):
+                    box = Box((node, self.frame.ctx), "list")
+                    st.heap[(box.oid, "*")] = self.iter_elem(v, st, node)
+                    return box
+                return v if type(v) in (Iter, Box) else Iter(self.iter_elem(v, st, node))
+            return UNKNOWN
+        if name == "next" and vals:
+            return self.iter_elem(vals[0], st, node)
+        if name == "sum" and vals:
+            elem = self.iter_elem(vals[0], st, node)
+            if type(elem) is Tensor:
+                return self.op(node, [(elem, args[0][1])], False, st)
+            return UNKNOWN
+        if name in ("min", "max"):
+            out = None
+            for v in vals:
+                out = v if out is None else join(out, v)
+            return out if out is not None else UNKNOWN
+        if name == "super":
+            owner = self.frame.func.owner if self.frame.func else None
+            first = st.locals.get("$self") if st.locals else None
+            if owner is not None and first is not None:
+                return Super(first, owner)
+            return UNKNOWN
+        if name == "getattr" and len(vals) >= 2 and type(vals[1]) is Const and isinstance(vals[1].value, str):
+            return self.attr(vals[0], vals[1].value, st, node)
+        if name in ("list", "dict", "set"):
+            return Box((node, self.frame.ctx), name)
+        return UNKNOWN
+
+    def method_call(self, bound: Bound, args, kwargs, node, st) -> Val:
+        recv, name = bound.recv, bound.name
+        if bound.func is not None:
+            return self.call_func(bound.func, [recv] + [a for a, _ in args],
+                                  {k: v for k, (v, _) in kwargs.items()}, st, node, bound=True)
+        t = type(recv)
+        if t is Tensor:
+            return self.tensor_method(recv, name, args, kwargs, node, st)
+        if t is Layer or (t is Obj and recv.cls.is_module):
+            if name in api.MODULE_PARAMETER_METHODS:
+                return Iter(self.parameters(recv, st))
+            if name in api.MODULE_SELF_METHODS:
+                return recv
+            if name in ("forward", "__call__"):
+                return self.call(recv, args, kwargs, node, st)
+            return UNKNOWN
+        if t is Optim:
+            if name in api.OPTIMIZER_STEP_METHODS:
+                st.mark_stepped()
+            return UNKNOWN
+        if t is Box:
+            return self.container_method(recv, name, args, node, st)
+        return self.unknown_call(args, kwargs)
+
+    def container_method(self, box: Box, name, args, node, st) -> Val:
+        key = (box.oid, "*")
+        vals = [a for a, _ in args]
+        if name in ("append", "add", "insert", "setdefault") and vals:
+            value = vals[-1] if name != "setdefault" else (vals[1] if len(vals) > 1 else NONE)
+            st.heap[key] = join(st.heap[key], value) if key in st.heap else value
+            return NONE if name != "setdefault" else _weak(st.heap[key])
+        if name in ("extend", "update") and vals:
+            elem = self.iter_elem(vals[0], st, node) if name == "extend" else self.dict_values(vals[0], st)
+            st.heap[key] = join(st.heap[key], elem) if key in st.heap else elem
+            return NONE
+        if name in ("pop", "get", "popitem"):
+            return _weak(st.heap.get(key, UNKNOWN))
+        if name in ("values",):
+            return Iter(_weak(st.heap.get(key, UNKNOWN)))
+        if name == "items":
+            return Iter(Tup((UNKNOWN, _weak(st.heap.get(key, UNKNOWN)))))
+        if name in ("keys", "clear", "copy", "index", "count", "sort", "reverse", "remove"):
+            return box if name == "copy" else UNKNOWN
+        return UNKNOWN
+
+    def dict_values(self, v, st):
+        return st.heap.get((v.oid, "*"), UNKNOWN) if type(v) is Box else UNKNOWN
+
+    def parameters(self, module: Val, st: State) -> Val:
+        roots = self.module_roots(module, st, 0)
+        return Tensor(YES, True, roots=frozenset(roots)) if roots else Tensor()
+
+    def module_roots(self, module: Val, st: State, depth: int) -> set:
+        if type(module) is Layer:
+            roots = {module.root} if module.root is not None else set()
+            for child in module.children:
+                roots |= self.module_roots(child, st, depth + 1)
+            return roots
+        if type(module) is Obj and depth < 4:
+            roots = set()
+            for (oid, attr), value in st.heap.items():
+                if oid == module.oid:
+                    if type(value) is Tensor and value.grad == YES and value.leaf:
+                        roots |= value.roots
+                    elif type(value) in (Layer, Obj):
+                        roots |= self.module_roots(value, st, depth + 1)
+            return roots
+        return set()
+
+    # ----------------------------------------------------------------- iteration
+    def iter_elem(self, v: Val, st: State, site) -> Val:
+        t = type(v)
+        if t is Iter:
+            if v.gen is not None:
+                fn, args, kwargs, node, bound = v.gen
+                return self.invoke(fn, list(args), dict(kwargs), st, node, bound, generator=True)
+            if v.wrap is not None:
+                kind, inner = v.wrap
+                if kind == "enumerate":
+                    return Tup((UNKNOWN, self.iter_elem(inner, st, site)))
+                return Tup(self.iter_elem(x, st, site) for x in inner)
+            return v.elem
+        if t is Box:
+            return _weak(st.heap.get((v.oid, "*"), UNKNOWN))
+        if t is Tup:
+            out = None
+            for item in v.items:
+                out = item if out is None else join(out, item)
+            return _weak(out) if out is not None else UNKNOWN
+        if t is Tensor:
+            return self.op(site, [(v, site if isinstance(site, ast.Name) else None)], False, st)
+        if t is Obj:
+            method = v.cls.lookup("__iter__")
+            if type(method) is Func:
+                it = self.call_func(method, [v], {}, st, site, bound=True)
+                return self.iter_elem(it, st, site) if it is not v else UNKNOWN
+            getitem = v.cls.lookup("__getitem__")
+            if type(getitem) is Func:
+                return self.invoke(getitem, [v, UNKNOWN], {}, st, site, bound=True)
+        if t is Layer and v.qual in api.MODULE_CONTAINERS:
+            return UNKNOWN
+        return UNKNOWN
+
+    # ----------------------------------------------------------------- torch
+    def torch_call(self, qual: str, args, kwargs, node, st) -> Val:
+        if qual in api.GRAD_MODE:
+            spec = api.GRAD_MODE[qual]
+            enabled = spec if isinstance(spec, bool) else (_truth(args[0][0]) if args else None)
+            if isinstance(self.stmt, ast.Expr) and self.stmt.value is node:
+                st.grad = enabled  # torch.set_grad_enabled(False) as a statement
+            return GradCtx(enabled)
+        if qual in api.FACTORIES or qual in api.COPY_CONSTRUCTORS:
+            return self.leaf(node, _kw_truth(kwargs, "requires_grad", False), st)
+        if qual in api.PARAMETERS:
+            return self.leaf(node, _kw_truth(kwargs, "requires_grad", True), st)
+        if qual in api.FUNCTIONS:
+            return self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st)
+        if qual in api.MODULES:
+            spec = api.MODULES[qual]
+            root = Root(node, self.stmt, self.frame.module.path, "params") if spec["params"] else None
+            return Layer(qual, spec, root)
+        if qual in api.MODULE_CONTAINERS:
+            children = []
+            for v, _ in args:
+                if type(v) is Box:
+                    children.append(st.heap.get((v.oid, "*"), UNKNOWN))
+                else:
+                    children.append(v)
+            return Layer(qual, {"params": False, "saves": False}, None, tuple(children))
+        if qual.startswith(api.OPTIMIZER_PREFIXES) and qual.rsplit(".", 1)[-1][:1].isupper() \
+                and "lr_scheduler" not in qual:
+            return Optim(args[0][0] if args else UNKNOWN)
+        backward = api.BACKWARD_CALLS.get(qual)
+        if backward is not None:
+            return self.backward(node, backward, args[backward["tensors"]][0] if args else UNKNOWN,
+                                 args, kwargs, st)
+        if any(type(v) is Tensor for v, _ in args):
+            return self.op(node, list(args) + list(kwargs.values()), None, st)
+        return UNKNOWN
+
+    def leaf(self, node, requires_grad, st) -> Tensor:
+        if requires_grad is False:
+            return Tensor()
+        root = Root(node, self.stmt, self.frame.module.path, "tensor")
+        return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}))
+
+    def tensor_method(self, t: Tensor, name, args, kwargs, node, st) -> Val:
+        if name == "backward":
+            return self.backward(node, api.BACKWARD_CALLS["Tensor.backward"], t, args, kwargs, st)
+        if name in api.SEVER_METHODS:
+            return Tensor(exact=t.exact) if name not in ("item", "tolist", "numpy", "size", "dim", "numel") else UNKNOWN
+        if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
+            flag = name == api.REQUIRES_GRAD_SETTER and (_truth(args[0][0]) if args else
+                                                         _kw_truth(kwargs, "requires_grad", True))
+            out = self.leaf(node, flag, st) if t.leaf or not flag else t
+            receiver = node.func.value
+            if isinstance(receiver, ast.Name):
+                st.bind(receiver.id, out)
+            return out
+        if name in api.TENSOR_METHODS:
+            return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()),
+                           api.TENSOR_METHODS[name], st)
+        if api.is_in_place_method(name):
+            if t.leaf and t.grad == YES:
+                st.mark_stepped()
+            return t
+        if name in ("register_hook", "retain_grad", "zero_"):
+            return NONE
+        return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()), None, st)
+
+    def call_layer(self, layer: Layer, args, node, st) -> Val:
+        if layer.qual in api.MODULE_CONTAINERS:
+            x = args
+            out = UNKNOWN
+            for child in layer.children:
+                out = self.call(child, x, {}, node, st)
+                x = [(out, None)]
+            return out
+        inputs = list(args)
+        if layer.root is not None:
+            inputs.append((Tensor(YES, True, roots=frozenset({layer.root})), None))
+        out = self.op(node, inputs, layer.spec.get("saves"), st)
+        returns = layer.spec.get("returns", "tensor")
+        if returns != "tensor":
+            return Tup((out, out))
+        return out
+
+    def op(self, site, inputs, saves, st: State) -> Val:
+        """A differentiable op: its result carries its inputs' graphs plus a node of its own."""
+        ts = []
+        for v, n in inputs:
+            for t in tensors_in(v):
+                ts.append((t, n))
+        if not ts:
+            return Tensor(MAYBE if any(v is UNKNOWN for v, _ in inputs) else NO, exact=False)
+        grad = max(t.grad for t, _ in ts)
+        if st.grad is False or grad == NO:
+            return Tensor(exact=all(t.exact for t, _ in ts))
+        roots = frozenset().union(*(t.roots for t, _ in ts))
+        seg = self.new_seg(site, saves, roots)
+        via = {}
+        for t, n in ts:
+            for s, entry in t.via.items():
+                via.setdefault(s, entry)
+            if n is not None and type(n) in (ast.Name, ast.Attribute):
+                for s in t.segs:
+                    via.setdefault(s, n)
+        return Tensor(grad if st.grad else MAYBE, False,
+                      frozenset().union(*(t.segs for t, _ in ts)) | {seg}, roots, via,
+                      all(t.exact for t, _ in ts), any(t.weak for t, _ in ts))
+
+    def new_seg(self, site, saves, roots) -> Seg:
+        key = (site, self.frame.ctx, False)
+        seg = self.segs.get(key)
+        if seg is None:
+            seg = Seg(site, self.frame.ctx, False, saves, self.frame.module.path, self.stmt,
+                      roots, len(self.segs))
+            self.segs[key] = seg
+        elif roots - seg.roots:
+            seg.roots = seg.roots | roots
+        self.created[-1].add(seg)
+        return seg
+
+    def old_of(self, seg: Seg) -> Seg:
+        key = (seg.site, seg.ctx, True)
+        old = self.segs.get(key)
+        if old is None:
+            old = Seg(seg.site, seg.ctx, True, seg.saves, seg.path, seg.stmt, seg.roots, seg.order)
+            old.current = seg
+            self.segs[key] = old
+        return old
+
+    def backward(self, node, spec, target: Val, args, kwargs, st) -> Val:
+        retain = _flag(args, kwargs, "retain_graph", spec["retain_pos"])
+        create = _flag(args, kwargs, "create_graph", spec["create_pos"])
+        if retain is None:  # retain_graph defaults to create_graph, which defaults to False
+            retain = create if create is not None else False
+        ts = list(tensors_in(target))
+        if type(target) in (Box, Iter):
+            ts = list(tensors_in(self.iter_elem(target, st, node)))
+        segs = frozenset().union(*(t.segs for t in ts)) if ts else frozenset()
+        hits = [s for s in segs if s in st.freed]
+        if hits:
+            self.reuse(node, ts, hits, st)
+        if self.reporting and self.collect_facts:
+            fact = self.backward_facts.get(id(node))
+            merged = segs | fact[2] if fact else segs
+            self.backward_facts[id(node)] = (node, self.frame.module, merged, retain is True)
+        if retain is False and not any(t.weak for t in ts):
+            for t in ts:
+                for s in t.segs:
+                    st.freed[s] = FreeInfo(node, self.frame.module.path, t.via.get(s))
+        if spec["tensors"] is None:
+            return NONE
+        return Tup((Tensor(MAYBE if create else NO, exact=False),)) if create else UNKNOWN
+
+    def reuse(self, node, ts, hits, st) -> None:
+        exact = all(t.exact for t in ts)
+        saving = [s for s in hits if s.saves]
+        unknown = [s for s in hits if s.saves is None]
+        if saving:
+            code, pool = "GG101", saving
+        elif unknown:
+            code, pool, exact = "GG101", unknown, False
+        else:
+            code, pool = "GG102", hits
+        stale = max(pool, key=lambda s: (s.order, not s.old))
+        if code == "GG101" and exact:
+            self.killed = True  # torch raises here: nothing after it runs on this path
+        if self.reporting:
+            value = ts[0]
+            for t in ts[1:]:
+                value = join(value, t)
+            key = (id(node), code)
+            prior = self.reuses.get(key)
+            if prior is None or (exact and not prior.exact):
+                self.reuses[key] = Reuse(node, code, exact, stale, st.freed[stale], value,
+                                         self.frame.module, hits)
+
+    def note_tensor(self, node, value, st) -> None:
+        if not self.reporting or not self.collect_facts or type(value) is not Tensor:
+            return
+        freed = {s: st.freed[s] for s in value.segs if s in st.freed}
+        prior = self.tensor_facts.get(id(node))
+        if prior is not None:
+            value = join(prior[2], value)
+            freed = {s: fi for s, fi in freed.items() if s in prior[3]}  # freed on every visit
+        self.tensor_facts[id(node)] = (node, self.frame.module, value, freed)
+
+
+# --------------------------------------------------------------------- helpers
+def _as_load(target):
+    if isinstance(target, ast.Name):
+        return ast.Name(target.id, ast.Load(), lineno=target.lineno, col_offset=target.col_offset)
+    return target
+
+
+def _truth(v: Val):
+    if type(v) is Const:
+        try:
+            return bool(v.value)
+        except Exception:
+            return None
+    if type(v) in (Func, Class, Layer, Obj, Optim, TorchRef):
+        return True
+    return None
+
+
+def _kw_truth(kwargs, name, default):
+    if name not in kwargs:
+        return default
+    return _truth(kwargs[name][0])
+
+
+def _flag(args, kwargs, name, pos):
+    """A boolean argument's value: True/False, or None when absent or not a constant."""
+    if name in kwargs:
+        v = kwargs[name][0]
+    elif pos is not None and len(args) > pos:
+        v = args[pos][0]
+    else:
+        return None
+    if type(v) is Const and (v.value is None or isinstance(v.value, bool)):
+        return bool(v.value)
+    return "unknown"  # not a literal: neither frees nor retains for certain
+
+
+def _basic_index(node, value) -> bool:
+    """Basic indexing (ints, slices, None, Ellipsis) saves no tensors; tensors or lists do."""
+    if isinstance(node, ast.Tuple):
+        return all(_basic_index(e, UNKNOWN) for e in node.elts)
+    if isinstance(node, ast.Slice):
+        return True
+    if isinstance(node, ast.Constant):
+        return node.value is None or node.value is Ellipsis or isinstance(node.value, int)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+        return True
+    if type(value) in (Tensor, Box) or isinstance(node, (ast.List, ast.ListComp)):
+        return False
+    return type(value) is Const or value is UNKNOWN
+
+
+def _weak(v: Val) -> Val:
+    if type(v) is Tensor and not v.weak:
+        return Tensor(v.grad, v.leaf, v.segs, v.roots, v.via, v.exact, True)
+    if type(v) is Tup:
+        return Tup(_weak(x) for x in v.items)
+    return v
+
+
+def _merge_via(ts) -> dict:
+    via = {}
+    for t in ts:
+        for s, n in t.via.items():
+            via.setdefault(s, n)
+    return via
+
+
+def _is_generator(fn) -> bool:
+    stack = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _decorator_names(fn):
+    for d in fn.decorator_list:
+        if isinstance(d, ast.Name):
+            yield d.id
+        elif isinstance(d, ast.Attribute):
+            yield d.attr
+
+
+def _is_static(fn) -> bool:
+    return "staticmethod" in set(_decorator_names(fn))
+
+
+def _is_property(fn) -> bool:
+    return "property" in set(_decorator_names(fn))
+
+
+def _bind_params(fn: Func, args: list, kwargs: dict, unknown_rest: bool) -> dict:
+    a = fn.node.args
+    params = a.posonlyargs + a.args
+    defaults, kw_defaults = fn.defaults
+    locals_: dict = {}
+    first_default = len(params) - len(defaults)
+    for i, p in enumerate(params):
+        if i < len(args):
+            locals_[p.arg] = args[i]
+        elif p.arg in kwargs:
+            locals_[p.arg] = kwargs[p.arg]
+        elif i >= first_default and not unknown_rest:
+            locals_[p.arg] = defaults[i - first_default]
+        else:
+            locals_[p.arg] = UNKNOWN
+    for p in a.kwonlyargs:
+        locals_[p.arg] = kwargs.get(p.arg, kw_defaults.get(p.arg, UNKNOWN) if not unknown_rest else UNKNOWN)
+    if a.vararg:
+        rest = args[len(params):]
+        locals_[a.vararg.arg] = Tup(rest)
+    if a.kwarg:
+        locals_[a.kwarg.arg] = UNKNOWN
+    if params:
+        locals_["$self"] = locals_.get(params[0].arg, UNKNOWN)
+    return locals_

@@ -1,0 +1,441 @@
+"""Turn the engine's fix intents (:class:`~gradguard.findings.Fix`) into minimal text edits.
+
+libcst locates the nodes (it keeps comments and formatting, and its positions are code
+points like the engine's); the edits themselves are small insertions/replacements so an
+editor applies them without touching the rest of the file.  Every result is re-parsed:
+a fix whose result would not parse raises :class:`FixError` and is not offered.
+
+Positions follow findings.py: 1-based lines, 1-based code-point columns, end exclusive.
+Sources are keyed by notebook cell (``None`` for a plain file), like ``Location.cell``.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from .findings import Finding, Fix, Location
+
+Sources = Mapping[Optional[int], str]
+
+#: The suppression comment the engine honours, on the first line of the finding's range.
+SUPPRESSION_RE = re.compile(r"#\s*gradguard:\s*ignore\[([^\]]*)\]")
+_MAGIC_RE = re.compile(r"^(\s*)[%!]", re.MULTILINE)
+
+
+class FixError(Exception):
+    """The fix cannot be applied to this source (it changed, or the shape is unsupported)."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    cell: Optional[int]
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+    @property
+    def start(self) -> tuple[int, int]:
+        return (self.line, self.column)
+
+    @property
+    def end(self) -> tuple[int, int]:
+        return (self.end_line, self.end_column)
+
+
+def mask_magics(text: str) -> str:
+    """IPython ``%magic``/``!shell`` lines become comments of the same length (cells parse)."""
+    return _MAGIC_RE.sub(lambda m: m.group(1) + "#", text)
+
+
+# --- serialisation (LSP diagnostic/code action ``data``) -------------------------------------
+
+def fix_to_data(fix: Fix) -> dict[str, Any]:
+    return dataclasses.asdict(fix)
+
+
+def fix_from_data(data: Mapping[str, Any]) -> Fix:
+    return Fix(
+        kind=data["kind"],
+        title=data["title"],
+        targets=tuple((key, Location(**loc)) for key, loc in data["targets"]),
+        preferred=bool(data.get("preferred", False)),
+        texts=tuple((key, text) for key, text in data.get("texts", ())),
+    )
+
+
+# --- source access -----------------------------------------------------------------------------
+
+class _Source:
+    """One file or cell: its text, lines and (lazily) libcst nodes with positions."""
+
+    def __init__(self, cell: Optional[int], text: str):
+        self.cell = cell
+        self.text = text
+        self.lines = text.splitlines(keepends=True)
+        self.newline = "\r\n" if "\r\n" in (self.lines[0] if self.lines else "") else "\n"
+        self._positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+        self._order: list[cst.CSTNode] = []
+        self.module: Optional[cst.Module] = None
+
+    def _parse(self) -> None:
+        try:
+            wrapper = MetadataWrapper(cst.parse_module(mask_magics(self.text)), unsafe_skip_copy=True)
+        except cst.ParserSyntaxError as exc:
+            raise FixError(f"source does not parse: {exc.message}") from exc
+        self.module = wrapper.module
+        self._positions = wrapper.resolve(PositionProvider)
+        order = self._order
+
+        class Collect(cst.CSTVisitor):  # pre-order: outer nodes before inner ones
+            def on_visit(self, node: cst.CSTNode) -> bool:
+                order.append(node)
+                return True
+
+        wrapper.module.visit(Collect())
+
+    def nodes(self) -> list[cst.CSTNode]:
+        if self._positions is None:
+            self._parse()
+        return self._order
+
+    def span(self, node: cst.CSTNode) -> tuple[tuple[int, int], tuple[int, int]]:
+        """1-based (line, column) start and exclusive end of ``node`` (parentheses excluded)."""
+        if self._positions is None:
+            self._parse()
+        r = self._positions[node]
+        return (r.start.line, r.start.column + 1), (r.end.line, r.end.column + 1)
+
+    def line_text(self, line: int) -> str:
+        return self.lines[line - 1].rstrip("\r\n") if 0 < line <= len(self.lines) else ""
+
+    def string_continuation_lines(self) -> set[int]:
+        """Lines that begin inside a multi-line string literal (must not be re-indented)."""
+        inside: set[int] = set()
+        for node in self.nodes():
+            if isinstance(node, (cst.SimpleString, cst.FormattedString)):
+                (start, _), (end, _) = self.span(node)
+                inside.update(range(start + 1, end + 1))
+        return inside
+
+
+def _sources(sources: Sources) -> dict[Optional[int], _Source]:
+    return {cell: _Source(cell, text) for cell, text in sources.items()}
+
+
+def _source_for(srcs: Mapping[Optional[int], _Source], loc: Location) -> _Source:
+    src = srcs.get(loc.cell)
+    if src is None:
+        raise FixError(f"no source for cell {loc.cell}")
+    return src
+
+
+def _loc_span(loc: Location) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (loc.line, loc.column), (loc.end_line, loc.end_column)
+
+
+def _exact(src: _Source, loc: Location, kinds: tuple[type, ...]) -> cst.CSTNode:
+    """The outermost node of one of ``kinds`` spanning exactly ``loc``."""
+    want = _loc_span(loc)
+    for node in src.nodes():
+        if isinstance(node, kinds) and src.span(node) == want:
+            return node
+    raise FixError(f"nothing at {loc.line}:{loc.column}-{loc.end_line}:{loc.end_column}")
+
+
+def _insert(src: _Source, pos: tuple[int, int], text: str) -> Edit:
+    return Edit(src.cell, pos[0], pos[1], pos[0], pos[1], text)
+
+
+def _replace(src: _Source, span, text: str) -> Edit:
+    (l0, c0), (l1, c1) = span
+    return Edit(src.cell, l0, c0, l1, c1, text)
+
+
+# --- the four fix kinds ------------------------------------------------------------------------
+
+def _retain_graph(srcs, fix: Fix) -> list[Edit]:
+    edits = []
+    for key, loc in fix.targets:
+        if not key.startswith("call"):
+            continue
+        src = _source_for(srcs, loc)
+        call = _exact(src, loc, (cst.Call,))
+        existing = [a for a in call.args if a.keyword and a.keyword.value == "retain_graph"]
+        if existing:
+            edits.append(_replace(src, src.span(existing[0].value), "True"))
+        elif call.args:
+            edits.append(_insert(src, src.span(call.args[-1].value)[1], ", retain_graph=True"))
+        else:
+            end_line, end_col = src.span(call)[1]
+            edits.append(_insert(src, (end_line, end_col - 1), "retain_graph=True"))  # before ")"
+    if not edits:
+        raise FixError("retain_graph fix without call targets")
+    return edits
+
+
+_ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString,
+           cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Dict, cst.Set,
+           cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp)
+
+
+def _after_parens(src: _Source, pos: tuple[int, int], count: int) -> tuple[int, int]:
+    """The position just after ``count`` closing parentheses following ``pos``."""
+    line, col = pos
+    while count:
+        text = src.line_text(line)
+        rest = text[col - 1:]
+        stripped = rest.lstrip(" \t\\")
+        if not stripped or stripped.startswith("#"):
+            line, col = line + 1, 1
+            if line > len(src.lines):
+                raise FixError("unbalanced parentheses")
+            continue
+        if stripped[0] != ")":
+            raise FixError("expected ')'")
+        col += len(rest) - len(stripped) + 1
+        count -= 1
+    return line, col
+
+
+def _detach(srcs, fix: Fix) -> list[Edit]:
+    loc = fix.target("expr")
+    src = _source_for(srcs, loc)
+    node = _exact(src, loc, (cst.BaseExpression,))
+    start, end = src.span(node)
+    if node.rpar:
+        return [_insert(src, _after_parens(src, end, len(node.rpar)), ".detach()")]
+    if isinstance(node, _ATOMIC):
+        return [_insert(src, end, ".detach()")]
+    return [_insert(src, start, "("), _insert(src, end, ").detach()")]
+
+
+def _torch_name(srcs: Mapping[Optional[int], _Source]) -> Optional[str]:
+    """How the code refers to the ``torch`` module (``import torch as th`` -> ``th``)."""
+    for src in srcs.values():
+        for node in src.nodes():
+            if isinstance(node, cst.Import):
+                for alias in node.names:
+                    if isinstance(alias.name, cst.Name) and alias.name.value == "torch":
+                        return alias.asname.name.value if alias.asname else "torch"
+    return None
+
+
+def _import_position(src: _Source) -> tuple[int, int]:
+    """Where ``import torch`` can go: after the docstring and ``from __future__`` imports."""
+    line = 1
+    src.nodes()  # parse
+    for stmt in src.module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            break
+        small = stmt.body[0]
+        is_doc = isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)
+        is_future = isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) \
+            and small.module.value == "__future__"
+        if not (is_doc or is_future):
+            break
+        line = src.span(stmt)[1][0] + 1
+    return line, 1
+
+
+def _statement_line(src: _Source, loc: Location) -> cst.SimpleStatementLine | cst.BaseCompoundStatement:
+    """The whole statement starting at ``loc`` (a SimpleStatementLine with a single statement)."""
+    want_start = (loc.line, loc.column)
+    for node in src.nodes():
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) \
+                and src.span(node)[0] == want_start:
+            if isinstance(node, cst.SimpleStatementLine) and len(node.body) > 1:
+                raise FixError("several statements share the line")
+            if src.line_text(loc.line)[: loc.column - 1].strip():
+                raise FixError("statement does not start its line")
+            return node
+    raise FixError(f"no statement at {loc.line}:{loc.column}")
+
+
+def _block_of(src: _Source, stmt: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """The statement list (module or indented block) that holds ``stmt``."""
+    for node in src.nodes():
+        if isinstance(node, (cst.Module, cst.IndentedBlock)) and any(s is stmt for s in node.body):
+            return node.body
+    raise FixError("statement not in a block")
+
+
+def _statements_in(src: _Source, loc: Location) -> Sequence[cst.CSTNode]:
+    """The sibling statements that make up ``loc`` (the first starts it, the last ends it)."""
+    first = _statement_line(src, loc)
+    block = _block_of(src, first)
+    i = next(i for i, s in enumerate(block) if s is first)
+    for j in range(i, len(block)):
+        if src.span(block[j])[1] == (loc.end_line, loc.end_column):
+            if any(isinstance(s, cst.SimpleStatementLine) and len(s.body) > 1 for s in block[i:j + 1]):
+                raise FixError("several statements share a line")
+            return block[i:j + 1]
+    raise FixError("the statements do not end where the target does")
+
+
+def _no_grad(srcs, fix: Fix) -> list[Edit]:
+    loc = fix.target("stmt")
+    src = _source_for(srcs, loc)
+    stmts = _statements_in(src, loc)
+    first_line = src.span(stmts[0])[0][0]
+    last_line = src.span(stmts[-1])[1][0]
+    indent = src.line_text(first_line)[: loc.column - 1]
+    unit = src.module.default_indent
+    torch = _torch_name(srcs)
+    edits = [_insert(src, (first_line, 1),
+                     f"{indent}with {torch or 'torch'}.no_grad():{src.newline}{unit}")]
+    skip = src.string_continuation_lines()
+    for line in range(first_line + 1, last_line + 1):
+        if line not in skip and src.line_text(line).strip():
+            edits.append(_insert(src, (line, 1), unit))
+    if torch is None:
+        home = srcs.get(None) or srcs[min(c for c in srcs if c is not None)]
+        edits.append(_insert(home, _import_position(home), f"import torch{home.newline}"))
+    return edits
+
+
+_TIGHTER_THAN_ADD = (cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.MatrixMultiply,
+                     cst.Power)
+
+
+def _operand(text: str) -> str:
+    """``text`` as an operand of ``+`` (parenthesised unless it binds at least as tightly)."""
+    try:
+        expr = cst.parse_expression(text.strip())
+    except cst.ParserSyntaxError as exc:
+        raise FixError(f"bad loss expression {text!r}") from exc
+    tight = isinstance(expr, _ATOMIC) or expr.lpar or (
+        isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _TIGHTER_THAN_ADD))
+    return text.strip() if tight else f"({text.strip()})"
+
+
+def _sum_losses(srcs, fix: Fix) -> list[Edit]:
+    first_loc, second_loc = fix.target("first"), fix.target("second")
+    first_src, second_src = _source_for(srcs, first_loc), _source_for(srcs, second_loc)
+    first = _statement_line(first_src, first_loc)
+    (l0, c0), (l1, c1) = first_src.span(first)
+    if len(_block_of(first_src, first)) == 1:  # the block must not become empty
+        removal = _replace(first_src, ((l0, c0), (l1, c1)), "pass")
+    elif l1 < len(first_src.lines):  # remove the statement's lines, trailing comment included
+        removal = _replace(first_src, ((l0, 1), (l1 + 1, 1)), "")
+    else:  # last line of the file
+        removal = _replace(first_src, ((l0, 1), (l1, len(first_src.line_text(l1)) + 1)), "")
+
+    call = _exact(second_src, second_loc, (cst.Call,))
+    args = ""
+    if isinstance(call.func, cst.Attribute) and call.args:  # keep loss.backward(...)'s arguments
+        start = second_src.span(call.args[0])[0]
+        end = second_src.span(call.args[-1].value)[1]
+        args = _text_between(second_src, start, end)
+    summed = f"({_operand(fix.text('first_loss'))} + {_operand(fix.text('second_loss'))})"
+    return [removal, _replace(second_src, second_src.span(call), f"{summed}.backward({args})")]
+
+
+def _text_between(src: _Source, start: tuple[int, int], end: tuple[int, int]) -> str:
+    return src.text[_offset(src, start):_offset(src, end)]
+
+
+def _offset(src: _Source, pos: tuple[int, int]) -> int:
+    line, col = pos
+    return sum(len(text) for text in src.lines[: line - 1]) + col - 1
+
+
+_KINDS = {"retain_graph": _retain_graph, "detach": _detach, "no_grad": _no_grad,
+          "sum_losses": _sum_losses}
+
+
+# --- public API --------------------------------------------------------------------------------
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """``text`` with non-overlapping ``edits`` (all relative to ``text``) applied."""
+    src = _Source(None, text)
+    spans = sorted(((_offset(src, e.start), _offset(src, e.end), e.text) for e in edits),
+                   key=lambda s: (s[0], s[1]), reverse=True)
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def _check_parses(sources: Sources, edits: Sequence[Edit]) -> None:
+    for cell in {e.cell for e in edits}:
+        fixed = apply_edits(sources[cell], [e for e in edits if e.cell == cell])
+        try:
+            ast.parse(mask_magics(fixed))
+        except SyntaxError as exc:
+            raise FixError(f"the fixed code would not parse: {exc.msg} (line {exc.lineno})") from exc
+
+
+def fix_edits(fix: Fix, sources: Sources) -> list[Edit]:
+    """The text edits that apply ``fix`` to ``sources``; raises FixError when it does not fit."""
+    make = _KINDS.get(fix.kind)
+    if make is None:
+        raise FixError(f"unknown fix kind {fix.kind!r}")
+    edits = make(_sources(sources), fix)
+    _check_parses(sources, edits)
+    return edits
+
+
+def suppression_edit(finding: Finding, sources: Sources) -> Edit:
+    """Add ``# gradguard: ignore[CODE]`` to the first line of the finding (or extend one there)."""
+    loc = finding.location
+    src = _source_for(_sources(sources), loc)
+    line = src.line_text(loc.line)
+    match = SUPPRESSION_RE.search(line)
+    if match:
+        codes = [c.strip() for c in match.group(1).split(",") if c.strip()]
+        if finding.code in codes:
+            raise FixError("already suppressed")
+        edit = _replace(src, ((loc.line, match.start(1) + 1), (loc.line, match.end(1) + 1)),
+                        ", ".join([*codes, finding.code]))
+    else:
+        if line.rstrip().endswith("\\") or loc.line in src.string_continuation_lines() \
+                or (loc.line + 1) in src.string_continuation_lines():
+            raise FixError("the line ends inside a string or continues")
+        end = len(line.rstrip()) + 1
+        edit = _replace(src, ((loc.line, end), (loc.line, len(line) + 1)),
+                        f"  # gradguard: ignore[{finding.code}]")
+    _check_parses(sources, [edit])
+    return edit
+
+
+def preferred_fix(finding: Finding) -> Optional[Fix]:
+    return next((f for f in finding.fixes if f.preferred), finding.fixes[0] if finding.fixes else None)
+
+
+def _conflicts(a: Edit, b: Edit) -> bool:
+    if a.cell != b.cell:
+        return False
+    if a.start == b.start:
+        return True
+    return a.start < b.end and b.start < a.end
+
+
+def fix_all_edits(findings: Iterable[Finding], sources: Sources) -> list[Edit]:
+    """The preferred fix of every finding; a fix that collides with an earlier one is skipped
+    (the next run reports what is left)."""
+    accepted: list[Edit] = []
+    seen: set[Fix] = set()
+    for finding in findings:
+        fix = preferred_fix(finding)
+        if fix is None or fix in seen:
+            continue
+        seen.add(fix)
+        try:
+            edits = fix_edits(fix, sources)
+        except FixError:
+            continue
+        if any(_conflicts(e, a) for e in edits for a in accepted):
+            continue
+        try:
+            _check_parses(sources, accepted + edits)
+        except FixError:
+            continue
+        accepted.extend(edits)
+    return accepted

@@ -1,0 +1,1 @@
+"""The GradGuard language server (``gradguard lsp``): LSP glue over the analysis library."""

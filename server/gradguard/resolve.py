@@ -1,0 +1,103 @@
+"""Finding and loading the user's own modules that an analysed file imports.
+
+Imports of the project's modules are resolved to files without importing them: a quick look
+for a matching file under the project's search roots filters out the standard library and
+third-party packages, and jedi resolves what is there (packages, relative imports, ``src/``
+layouts). The module is then parsed and its top level interpreted once; its names are cached.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+from typing import Optional
+
+from .sources import SourceError, parse, read_python
+
+
+class ModuleInfo:
+    def __init__(self, path: str, name: str, text: str, tree: ast.Module):
+        self.path, self.name, self.text, self.tree = path, name, text, tree
+        self.env: dict = {}
+
+
+class Project:
+    """The files an analysis may read: the analysed file and the project's modules it imports."""
+
+    def __init__(self, root: str, overlay: Optional[dict] = None):
+        self.root = os.path.abspath(root)
+        self.search_roots = [p for p in (self.root, os.path.join(self.root, "src")) if os.path.isdir(p)]
+        self.modules: dict[str, Optional[ModuleInfo]] = {}
+        self.overlay = overlay or {}  # path -> unsaved text (editor buffers)
+        self._jedi_project = None
+
+    def load(self, dotted: str, level: int, importer: ModuleInfo, engine) -> Optional[ModuleInfo]:
+        path = self.find(dotted, level, importer)
+        if path is None:
+            return None
+        if path in self.modules:
+            return self.modules[path]
+        self.modules[path] = None  # an import cycle sees an empty module
+        try:
+            text = self.overlay.get(path) or read_python(path)
+            tree = parse(text, path)
+        except SourceError:
+            return None
+        name = dotted if level == 0 else _module_name(path, self.root)
+        module = ModuleInfo(path, name, text, tree)
+        out = engine.run_module(module, module.env)
+        if out is not None:
+            module.env = out.globals
+        self.modules[path] = module
+        return module
+
+    def find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
+        parts = [p for p in dotted.split(".") if p]
+        if level > 0:
+            base = Path(importer.path).parent
+            for _ in range(level - 1):
+                base = base.parent
+            return _module_file(base, parts)
+        importer_dir = Path(importer.path).parent
+        roots = [importer_dir] + [Path(r) for r in self.search_roots if Path(r) != importer_dir]
+        candidates = [r for r in roots if parts and ((r / parts[0]).is_dir() or (r / (parts[0] + ".py")).is_file())]
+        if not candidates:
+            return None  # not one of the project's modules: stdlib or third party
+        for r in candidates:
+            found = _module_file(r, parts)
+            if found is not None:
+                return found
+        return self._jedi_find(dotted, importer)
+
+    def _jedi_find(self, dotted: str, importer: ModuleInfo) -> Optional[str]:
+        """Layouts the direct lookup misses (namespace packages, sys.path entries): ask jedi."""
+        import jedi
+
+        if self._jedi_project is None:
+            self._jedi_project = jedi.Project(self.root)
+        code = f"import {dotted}\n"
+        try:
+            names = jedi.Script(code, path=importer.path, project=self._jedi_project).goto(
+                1, len(code) - 2, follow_imports=True)
+        except Exception:  # jedi is best effort: an unresolved import is simply unknown
+            return None
+        for name in names:
+            path = name.module_path
+            if path is not None and str(path).endswith(".py") and str(path).startswith(self.root):
+                return str(path)
+        return None
+
+
+def _module_file(base: Path, parts: list) -> Optional[str]:
+    target = base.joinpath(*parts) if parts else base
+    if target.with_suffix(".py").is_file() and parts:
+        return str(target.with_suffix(".py"))
+    if (target / "__init__.py").is_file():
+        return str(target / "__init__.py")
+    return None
+
+
+def _module_name(path: str, root: str) -> str:
+    rel = os.path.relpath(path, root)
+    rel = rel[:-3] if rel.endswith(".py") else rel
+    return rel.replace(os.sep, ".").removesuffix(".__init__")

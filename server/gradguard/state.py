@@ -1,0 +1,138 @@
+"""The abstract state at one program point, and how states meet at joins and loop back edges.
+
+``freed`` holds the segments that are freed on *every* path here (must-freed): a later backward
+that reaches one of them certainly raises. Joins therefore intersect it.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from .values import Iter, Tensor, Tup, Val, join
+
+
+class FreeInfo:
+    """Which backward freed a segment, the expression through which that backward reached it,
+    and whether parameters were updated in place since (then retain_graph is no fix)."""
+
+    __slots__ = ("call", "path", "via", "stepped")
+
+    def __init__(self, call: ast.Call, path: str, via: Optional[ast.AST], stepped: bool = False):
+        self.call, self.path, self.via, self.stepped = call, path, via, stepped
+
+    def __eq__(self, other):
+        return (type(other) is FreeInfo and other.call is self.call
+                and other.stepped == self.stepped)
+
+    def __hash__(self):
+        return id(self.call)
+
+
+class State:
+    __slots__ = ("locals", "globals", "heap", "freed", "grad")
+
+    def __init__(self, locals_, globals_, heap, freed, grad):
+        self.locals: Optional[dict] = locals_  # None at module level: names live in globals
+        self.globals: dict = globals_
+        self.heap: dict = heap  # (oid, attribute) -> Val
+        self.freed: dict = freed  # Seg -> FreeInfo
+        self.grad: Optional[bool] = grad  # grad mode: True, False, or None when unknown
+
+    def copy(self) -> "State":
+        return State(None if self.locals is None else dict(self.locals), dict(self.globals),
+                     dict(self.heap), dict(self.freed), self.grad)
+
+    def lookup(self, name: str) -> Optional[Val]:
+        if self.locals is not None and name in self.locals:
+            return self.locals[name]
+        return self.globals.get(name)
+
+    def bind(self, name: str, value: Val) -> None:
+        (self.globals if self.locals is None else self.locals)[name] = value
+
+    def same(self, other: "State") -> bool:
+        return (self.locals == other.locals and self.globals == other.globals
+                and self.heap == other.heap and self.freed.keys() == other.freed.keys()
+                and self.grad == other.grad)
+
+    def mark_stepped(self) -> None:
+        """Parameters were updated in place: every freed graph now predates an update."""
+        self.freed = {s: fi if fi.stepped else FreeInfo(fi.call, fi.path, fi.via, True)
+                      for s, fi in self.freed.items()}
+
+
+def _join_dicts(a: dict, b: dict) -> dict:
+    if a is b:
+        return a
+    out = dict(a)
+    for k, v in b.items():
+        mine = out.get(k)
+        out[k] = v if mine is None else join(mine, v)
+    return out
+
+
+def join_states(states) -> Optional[State]:
+    states = [s for s in states if s is not None]
+    if not states:
+        return None
+    first = states[0]
+    if len(states) == 1:
+        return first
+    locals_, globals_, heap, freed, grad = first.locals, first.globals, first.heap, first.freed, first.grad
+    for s in states[1:]:
+        if locals_ is not None and s.locals is not None:
+            locals_ = _join_dicts(locals_, s.locals)
+        globals_ = _join_dicts(globals_, s.globals)
+        heap = _join_dicts(heap, s.heap)
+        if freed is not s.freed:
+            freed = {seg: s.freed[seg] if s.freed[seg].stepped else fi
+                     for seg, fi in freed.items() if seg in s.freed}
+        if grad != s.grad:
+            grad = None
+    return State(None if locals_ is None else dict(locals_), dict(globals_), dict(heap), dict(freed), grad)
+
+
+class Ager:
+    """Turns the current segments built during one loop iteration into old ones."""
+
+    def __init__(self, mapping: dict):
+        self.mapping = mapping  # current Seg -> old Seg
+        self.seen_old: set = set()
+
+    def tensor(self, t: Tensor) -> Tensor:
+        m = self.mapping
+        for s in t.segs:
+            if s.old and s in self.seen_old_candidates:
+                self.seen_old.add(s)
+        if not any(s in m for s in t.segs):
+            return t
+        via = {m.get(s, s): n for s, n in t.via.items()}
+        return Tensor(t.grad, t.leaf, frozenset(m.get(s, s) for s in t.segs), t.roots, via,
+                      t.exact, t.weak)
+
+    def value(self, v: Val) -> Val:
+        tv = type(v)
+        if tv is Tensor:
+            return self.tensor(v)
+        if tv is Tup:
+            return Tup(self.value(x) for x in v.items)
+        if tv is Iter and v.gen is None:
+            return Iter(self.value(v.elem), None, v.wrap)
+        return v
+
+    def apply(self, st: State) -> State:
+        self.seen_old_candidates = set(self.mapping.values())
+        out = st.copy()
+        for d in (out.globals, out.heap) + (() if out.locals is None else (out.locals,)):
+            for k, v in d.items():
+                if type(v) in (Tensor, Tup, Iter):
+                    d[k] = self.value(v)
+        freed = out.freed
+        for cur, old in self.mapping.items():
+            fi = freed.pop(cur, None)
+            if old in freed:
+                if fi is None:
+                    del freed[old]  # some execution of the site is still alive
+            elif fi is not None and old not in self.seen_old:
+                freed[old] = fi
+        return out

@@ -1,0 +1,358 @@
+"""The abstract values of the analysis: what a variable may hold, as far as autograd cares.
+
+A tensor value records whether it requires grad, which graph segments it depends on, the
+``requires_grad`` origins (roots) those segments came from, and through which expression each
+segment entered it (``via``, used to place a ``.detach()`` fix).
+
+A graph segment (:class:`Seg`) is the node an op built at one code site, in one call context.
+Recency abstraction: ``old=False`` is the segment built by the most recent execution of its
+site, ``old=True`` summarises every earlier execution (earlier loop iterations). Aging at a loop
+back edge turns the current segments of the iteration into old ones, so a graph rebuilt every
+iteration is fresh while one carried across iterations is recognisably stale.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+NO, MAYBE, YES = 0, 1, 2
+
+
+class Root:
+    """A ``requires_grad`` origin: a leaf tensor, or the parameters of a module."""
+
+    __slots__ = ("node", "stmt", "path", "kind")
+
+    def __init__(self, node: ast.AST, stmt: ast.stmt, path: str, kind: str):
+        self.node, self.stmt, self.path, self.kind = node, stmt, path, kind  # kind: tensor|params
+
+    @property
+    def name(self) -> str:
+        return target_text(self.stmt, self.node)
+
+    def __repr__(self):
+        return f"Root({self.name}@{self.node.lineno})"
+
+
+class Seg:
+    """A graph segment: the backward node(s) built by one op site in one context."""
+
+    __slots__ = ("site", "ctx", "old", "saves", "path", "stmt", "roots", "order", "current")
+
+    def __init__(self, site, ctx, old, saves, path, stmt, roots, order):
+        self.site: ast.AST = site
+        self.ctx: tuple = ctx
+        self.old: bool = old
+        self.saves: Optional[bool] = saves
+        self.path: str = path
+        self.stmt: ast.stmt = stmt
+        self.roots: frozenset = roots
+        self.order: int = order
+        self.current: Optional["Seg"] = None  # for an old segment: its current counterpart
+
+    @property
+    def what(self) -> str:
+        """What the user calls the value this segment built: its assignment target."""
+        return target_text(self.stmt, self.site)
+
+    def __repr__(self):
+        return f"Seg({self.what}@{self.site.lineno}{'/old' if self.old else ''})"
+
+
+def target_text(stmt, fallback: ast.AST) -> str:
+    """The name a statement binds (``Y``, ``self.prev_ft``), else the expression's own text."""
+    targets = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        targets = [stmt.target]
+    for t in targets:
+        if isinstance(t, (ast.Name, ast.Attribute)):
+            return ast.unparse(t)
+        if isinstance(t, ast.Tuple) and t.elts and isinstance(t.elts[-1], (ast.Name, ast.Attribute)):
+            return ", ".join(ast.unparse(e) for e in t.elts)
+    text = ast.unparse(fallback)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class Val:
+    __slots__ = ()
+
+
+class Unknown(Val):
+    __slots__ = ()
+
+    def __repr__(self):
+        return "?"
+
+
+UNKNOWN = Unknown()
+
+
+class Const(Val):
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return type(other) is Const and type(self.value) is type(other.value) and self.value == other.value
+
+    def __hash__(self):
+        return hash(("c", repr(self.value)))
+
+
+NONE = Const(None)
+
+
+class Tensor(Val):
+    __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak")
+
+    def __init__(self, grad=NO, leaf=True, segs=frozenset(), roots=frozenset(), via=None,
+                 exact=True, weak=False):
+        self.grad = grad
+        self.leaf = leaf
+        self.segs: frozenset = segs
+        self.roots: frozenset = roots
+        self.via: dict = via or {}  # Seg -> the ast expression through which it entered
+        self.exact = exact  # False once it went through something we could not resolve
+        self.weak = weak  # read from a container that summarises several tensors
+
+    def __eq__(self, other):
+        return (type(other) is Tensor and self.grad == other.grad and self.segs == other.segs
+                and self.roots == other.roots and self.leaf == other.leaf
+                and self.exact == other.exact and self.weak == other.weak)
+
+    def __hash__(self):
+        return hash((self.grad, self.segs, self.roots))
+
+    def severed(self) -> "Tensor":
+        return Tensor(exact=self.exact)
+
+    def __repr__(self):
+        return f"T(g={self.grad},{sorted(self.segs, key=lambda s: s.order)})"
+
+
+class TorchRef(Val):
+    """A name in the torch namespace (module, function or class), fully qualified."""
+
+    __slots__ = ("qual",)
+
+    def __init__(self, qual: str):
+        self.qual = qual
+
+    def __eq__(self, other):
+        return type(other) is TorchRef and other.qual == self.qual
+
+    def __hash__(self):
+        return hash(self.qual)
+
+
+class Builtin(Val):
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __eq__(self, other):
+        return type(other) is Builtin and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+class ModRef(Val):
+    """A user module of the project, analysed on import."""
+
+    __slots__ = ("module",)
+
+    def __init__(self, module):
+        self.module = module
+
+
+class Func(Val):
+    __slots__ = ("node", "module", "defaults", "is_gen", "grad_mode", "owner")
+
+    def __init__(self, node, module, defaults, is_gen, grad_mode):
+        self.node, self.module, self.defaults = node, module, defaults
+        self.is_gen, self.grad_mode = is_gen, grad_mode
+        self.owner = None  # the Class whose body defines it
+
+
+class Class(Val):
+    __slots__ = ("node", "module", "bases", "attrs", "is_module", "name")
+
+    def __init__(self, node, module, bases, attrs, is_module):
+        self.node, self.module, self.bases, self.attrs = node, module, bases, attrs
+        self.is_module, self.name = is_module, node.name
+
+    def lookup(self, name):
+        if name in self.attrs:
+            return self.attrs[name]
+        for base in self.bases:
+            if isinstance(base, Class):
+                found = base.lookup(name)
+                if found is not None:
+                    return found
+        return None
+
+
+class Obj(Val):
+    """An instance of a user class; its attributes live in the state's heap under ``oid``."""
+
+    __slots__ = ("oid", "cls")
+
+    def __init__(self, oid, cls):
+        self.oid, self.cls = oid, cls
+
+    def __eq__(self, other):
+        return type(other) is Obj and other.oid == self.oid
+
+    def __hash__(self):
+        return hash(self.oid)
+
+
+class Layer(Val):
+    """A torch nn.Module instance (built-in layer or container)."""
+
+    __slots__ = ("qual", "spec", "root", "children")
+
+    def __init__(self, qual, spec, root, children=()):
+        self.qual, self.spec, self.root, self.children = qual, spec, root, children
+
+    def __eq__(self, other):
+        return type(other) is Layer and other.qual == self.qual and other.root is self.root
+
+    def __hash__(self):
+        return hash((self.qual, id(self.root)))
+
+
+class Optim(Val):
+    __slots__ = ("params",)
+
+    def __init__(self, params):
+        self.params = params
+
+    def __eq__(self, other):
+        return type(other) is Optim and other.params == self.params
+
+    def __hash__(self):
+        return 1
+
+
+class Tup(Val):
+    """A tuple with known elements."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = tuple(items)
+
+    def __eq__(self, other):
+        return type(other) is Tup and other.items == self.items
+
+    def __hash__(self):
+        return hash(self.items)
+
+
+class Box(Val):
+    """A mutable container (list, dict, set); its elements' join lives in the heap."""
+
+    __slots__ = ("oid", "kind")
+
+    def __init__(self, oid, kind):
+        self.oid, self.kind = oid, kind
+
+    def __eq__(self, other):
+        return type(other) is Box and other.oid == self.oid
+
+    def __hash__(self):
+        return hash(self.oid)
+
+
+class Iter(Val):
+    """Something a ``for`` loop can walk: ``elem`` is what each step yields.
+
+    ``gen`` is a pending generator call, re-run at every step so that what it builds is fresh.
+    """
+
+    __slots__ = ("elem", "gen", "wrap")
+
+    def __init__(self, elem=UNKNOWN, gen=None, wrap=None):
+        self.elem, self.gen, self.wrap = elem, gen, wrap
+
+    def __eq__(self, other):
+        return type(other) is Iter and other.elem == self.elem and other.gen == self.gen and other.wrap == self.wrap
+
+    def __hash__(self):
+        return 2
+
+
+class Bound(Val):
+    """A method looked up on a value: ``recv.name``."""
+
+    __slots__ = ("recv", "name", "func")
+
+    def __init__(self, recv, name, func=None):
+        self.recv, self.name, self.func = recv, name, func
+
+    def __eq__(self, other):
+        return type(other) is Bound and other.recv == self.recv and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+class GradCtx(Val):
+    """A grad-mode context manager or decorator (``torch.no_grad()``…); enabled may be None."""
+
+    __slots__ = ("enabled",)
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+
+    def __eq__(self, other):
+        return type(other) is GradCtx and other.enabled == self.enabled
+
+    def __hash__(self):
+        return 3
+
+
+class Super(Val):
+    __slots__ = ("obj", "cls")
+
+    def __init__(self, obj, cls):
+        self.obj, self.cls = obj, cls
+
+
+def join(a: Val, b: Val) -> Val:
+    if a is b:
+        return a
+    ta, tb = type(a), type(b)
+    if ta is Tensor and tb is Tensor:
+        if a == b and a.via is b.via:
+            return a
+        via = dict(b.via)
+        via.update(a.via)
+        return Tensor(max(a.grad, b.grad), a.leaf and b.leaf, a.segs | b.segs, a.roots | b.roots,
+                      via, a.exact and b.exact, a.weak or b.weak)
+    if ta is Tensor:  # the other side is None or not a tensor: keep what we know of the tensor
+        return a
+    if tb is Tensor:
+        return b
+    if ta is Tup and tb is Tup and len(a.items) == len(b.items):
+        return Tup(join(x, y) for x, y in zip(a.items, b.items))
+    if a == b:
+        return a
+    if ta is Iter and tb is Iter and a.gen is None and b.gen is None:
+        return Iter(join(a.elem, b.elem))
+    return UNKNOWN
+
+
+def tensors_in(v: Val):
+    """The tensors a value holds directly (a tensor, or the items of a tuple)."""
+    if type(v) is Tensor:
+        yield v
+    elif type(v) is Tup:
+        for item in v.items:
+            yield from tensors_in(item)
