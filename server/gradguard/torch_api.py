@@ -235,7 +235,9 @@ GRAD_MODE = {
     # inference_mode(mode=True): inference_mode(False) leaves grad mode on (not modelled here).
     "torch.inference_mode": False,
     "torch.enable_grad": True,
-    "torch.set_grad_enabled": "arg0",  # follows its first argument
+    # set_grad_enabled follows its first argument; unlike the others, a bare call
+    # ``torch.set_grad_enabled(False)`` (no ``with``) switches the mode until changed again.
+    "torch.set_grad_enabled": "arg0",
     "torch.autograd.no_grad": False,
     "torch.autograd.enable_grad": True,
     "torch.autograd.set_grad_enabled": "arg0",
