@@ -16,13 +16,14 @@ The engine never imports or executes the analysed code.
 from __future__ import annotations
 
 import ast
+import operator
 from typing import Optional
 
 from . import torch_api as api
 from .state import Ager, FreeInfo, State, join_states
-from .values import (MAYBE, NO, NONE, UNKNOWN, YES, Bound, Box, Builtin, Class, Const, Func,
+from .values import (MAYBE, NO, NONE, UNKNOWN, YES, After, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Obj, Optim, Root, Seg, Super, Tensor,
-                     TorchRef, Tup, Val, join, tensors_in)
+                     LibRef, Tup, Val, join, tensors_in)
 
 MAX_LOOP_PASSES = 6
 MAX_CALL_DEPTH = 12
@@ -81,6 +82,7 @@ class Engine:
         self.killed = False
         self.executed = 0
         self.collect_facts = True  # hover facts cost time; the CLI does not need them
+        self.summaries: set = set()  # segments built by comprehensions: one per element
 
     # ----------------------------------------------------------------- modules
     def run_module(self, module, globals_: dict) -> Optional[State]:
@@ -99,15 +101,15 @@ class Engine:
         args = []
         owner = fn.owner
         params = fn.node.args.posonlyargs + fn.node.args.args
+        saved = (self.frame, self.reporting)
+        self.frame = Frame(None, module, ())
+        self.reporting = True
         if owner is not None and params and not _is_static(fn.node):
             obj = Obj(("entry", id(owner.node)), owner)
             init = owner.lookup("__init__")
             if isinstance(init, Func) and init is not fn:
-                self.invoke(init, [obj], {}, st, fn.node, bound=True)
+                self.invoke(init, [obj], {}, st, fn.node, bound=True, unknown_rest=True)
             args.append(obj)
-        saved = (self.frame, self.reporting)
-        self.frame = Frame(None, module, ())
-        self.reporting = True
         self.invoke(fn, args, {}, st, fn.node, bound=bool(args), unknown_rest=True)
         self.frame, self.reporting = saved
 
@@ -164,19 +166,58 @@ class Engine:
 
     def s_For(self, node, st):
         iterable = self.ev(node.iter, st)
+        items = self.known_items(iterable, st)
+        if items is not None:
+            return self.unrolled(st, node, items)
 
-        def step(s):
-            self.assign(node.target, self.iter_elem(iterable, s, node.iter), s)
+        def step(s, first):
+            self.assign(node.target, self.iter_elem(iterable, s, node.iter, first), s)
             return self.block(node.body, s)
 
-        return self.loop(st, step, node.orelse)
+        out = self.loop(st, step, node.orelse)
+        if out is not None and _walks_container(iterable):
+            out.promote_weak()
+        return out
+
+    def known_items(self, v: Val, st: State):
+        """The elements of a short literal list or tuple of constants (loops over them unroll)."""
+        items = v.items if type(v) is Tup else None
+        if type(v) is Box:
+            known = st.heap.get((v.oid, "items"))
+            items = known.items if known is not None else None
+        if items and len(items) <= 8 and all(type(i) is Const for i in items):
+            return items
+        return None
+
+    def unrolled(self, st, node, items):
+        """One pass per element, aging the graphs built in between, like a loop does."""
+        ctx = LoopCtx()
+        self.frame.loops.append(ctx)
+        self.created.append(set())
+        cur = st
+        for item in items:
+            ctx.continues = []
+            s = cur.copy()
+            self.assign(node.target, item, s)
+            cur = self.age(join_states([self.block(node.body, s)] + ctx.continues))
+            if cur is None:
+                break
+        created = self.created.pop()
+        self.created[-1] |= created
+        self.frame.loops.pop()
+        if cur is not None and node.orelse:
+            cur = self.block(node.orelse, cur)
+        out = join_states([cur] + ctx.breaks)
+        if out is not None:
+            out.promote_weak()
+        return out
 
     s_AsyncFor = s_For
 
     def s_While(self, node, st):
         forever = _truth(self.ev(node.test, st)) is True
 
-        def step(s):
+        def step(s, first):
             if _truth(self.ev(node.test, s)) is False:
                 return None
             return self.block(node.body, s)
@@ -184,39 +225,44 @@ class Engine:
         return self.loop(st, step, node.orelse, forever)
 
     def loop(self, st, step, orelse, forever=False):
-        reporting, self.reporting = self.reporting, False
+        """Iterations 1 and 2 are analysed exactly (each from the state the previous one left);
+        iterations 3 and later from the fixpoint of the aged back edges. Reports made in a
+        fixpoint pass that turns out not to be the last are dropped."""
         ctx = LoopCtx()
         self.frame.loops.append(ctx)
         self.created.append(set())
 
-        def iterate(s):
+        def iterate(s, first):
             ctx.continues = []
-            out = step(s.copy())
+            out = step(s.copy(), first)
             return join_states([out] + ctx.continues)
 
-        head = self.age(iterate(st))
-        steady = None
+        head = self.age(iterate(st, True))
+        if head is not None:
+            head = self.age(iterate(head, False))
         for _ in range(MAX_LOOP_PASSES):
             if head is None:
                 break
-            steady = iterate(head)
-            new = join_states([head, self.age(steady)])
+            snapshot = self.snapshot() if self.reporting else None
+            new = join_states([head, self.age(iterate(head, False))])
             if new.same(head) or self.executed > STATEMENT_BUDGET:
                 break
+            if snapshot is not None:
+                self.restore(snapshot)
             head = new
-        if reporting:
-            self.reporting = True
-            ctx.breaks = []
-            iterate(st)
-            if head is not None:
-                steady = iterate(head)
         created = self.created.pop()
         self.created[-1] |= created
         self.frame.loops.pop()
-        exits = []
-        if steady is not None and not forever:
-            exits.append(self.block(orelse, self.age(steady)) if orelse else self.age(steady))
-        return join_states(exits + ctx.breaks)
+        exits = list(ctx.breaks)
+        if head is not None and not forever:
+            exits.append(self.block(orelse, head) if orelse else head)
+        return join_states(exits)
+
+    def snapshot(self):
+        return dict(self.reuses), dict(self.tensor_facts), dict(self.backward_facts)
+
+    def restore(self, snapshot) -> None:
+        self.reuses, self.tensor_facts, self.backward_facts = snapshot
 
     def age(self, st: Optional[State]) -> Optional[State]:
         if st is None:
@@ -298,7 +344,7 @@ class Engine:
             d = self.ev(deco, st)
             if type(d) is GradCtx:
                 grad_mode = d.enabled
-            elif type(d) is TorchRef and d.qual in api.GRAD_MODE:
+            elif type(d) is LibRef and d.qual in api.GRAD_MODE:
                 grad_mode = api.GRAD_MODE[d.qual] if isinstance(api.GRAD_MODE[d.qual], bool) else None
         a = node.args
         defaults = [self.ev(d, st) for d in a.defaults]
@@ -311,9 +357,9 @@ class Engine:
 
     def s_ClassDef(self, node, st):
         bases = [self.ev(b, st) for b in node.bases]
-        is_module = any((type(b) is TorchRef and b.qual in api.MODULE_BASES)
+        is_module = any((type(b) is LibRef and b.qual in api.MODULE_BASES)
                         or (type(b) is Class and b.is_module) for b in bases)
-        body_state = State({}, st.globals, st.heap, st.freed, st.grad)
+        body_state = State({}, st.globals, st.heap, st.freed, st.grad, st.wfreed)
         out = self.block(node.body, body_state) or body_state
         cls = Class(node, self.frame.module, bases, dict(out.locals), is_module)
         for value in cls.attrs.values():
@@ -337,7 +383,7 @@ class Engine:
             if alias.name == "*":
                 continue
             if node.level == 0 and (name == "torch" or name.startswith("torch.")):
-                value = TorchRef(f"{name}.{alias.name}")
+                value = LibRef(f"{name}.{alias.name}")
             else:
                 mod = self.project.load(name, node.level, self.frame.module, self) if name or node.level else None
                 value = UNKNOWN
@@ -346,15 +392,20 @@ class Engine:
                 if value is None or value is UNKNOWN:
                     sub = self.project.load(f"{name}.{alias.name}" if name else alias.name,
                                             node.level, self.frame.module, self)
-                    value = ModRef(sub) if sub is not None else (value or UNKNOWN)
+                    if sub is not None:
+                        value = ModRef(sub)
+                    elif mod is None and node.level == 0:
+                        value = LibRef(f"{name}.{alias.name}")  # a library outside the project
+                    else:
+                        value = value or UNKNOWN
             st.bind(alias.asname or alias.name, value)
         return st
 
     def import_module(self, dotted: str, level: int) -> Val:
         if dotted == "torch" or dotted.startswith("torch."):
-            return TorchRef(dotted)
+            return LibRef(dotted)
         mod = self.project.load(dotted, level, self.frame.module, self)
-        return ModRef(mod) if mod is not None else UNKNOWN
+        return ModRef(mod) if mod is not None else LibRef(dotted)
 
     # ----------------------------------------------------------------- assignment
     def assign(self, target, value: Val, st: State) -> None:
@@ -379,6 +430,10 @@ class Engine:
             if type(base) is Box:
                 key = (base.oid, "*")
                 st.heap[key] = join(st.heap[key], value) if key in st.heap else value
+                index = self.ev(target.slice, st)
+                _forget_items(st, base)
+                if type(index) is Const:
+                    st.heap[(base.oid, ("k", index.value))] = value
             elif type(base) is Tensor and type(value) is Tensor and isinstance(target.value, ast.Name):
                 # x[i] = v writes v's graph into x (CopySlices)
                 merged = self.op(target, [(base, target.value), (value, None)], False, st)
@@ -459,6 +514,13 @@ class Engine:
             return self.op(node, [left, right], api.OPERATORS.get(op), st)
         if type(left[0]) is Tup and type(right[0]) is Tup and op == "Add":
             return Tup(left[0].items + right[0].items)
+        if type(left[0]) is Const and type(right[0]) is Const and op in _FOLDABLE:
+            a, b = left[0].value, right[0].value
+            if type(a) in (int, float) and type(b) in (int, float) and not isinstance(a, bool):
+                try:
+                    return Const(_FOLDABLE[op](a, b))
+                except ArithmeticError:
+                    return UNKNOWN
         return UNKNOWN
 
     def e_UnaryOp(self, node, st):
@@ -478,6 +540,11 @@ class Engine:
                      ast.Is: lambda: a is b, ast.IsNot: lambda: a is not b}
             if op in folds:
                 return Const(folds[op]())
+        if len(rights) == 1 and {type(left), type(rights[0])} == {After, Const} \
+                and type(node.ops[0]) in (ast.Eq, ast.NotEq):
+            counter, const = (left, rights[0]) if type(left) is After else (rights[0], left)
+            if counter.start == const.value:
+                return Const(type(node.ops[0]) is ast.NotEq)
         if len(rights) == 1 and type(node.ops[0]) in (ast.Is, ast.IsNot) and rights[0] == NONE:
             if type(left) in (Tensor, Layer, Obj, Func, Class, Optim, Box, Tup):
                 return Const(type(node.ops[0]) is ast.IsNot)
@@ -511,11 +578,15 @@ class Engine:
     def e_List(self, node, st):
         box = Box((node, self.frame.ctx), "list")
         elem = None
+        values = []
         for e in node.elts:
             v = self.ev(e.value if type(e) is ast.Starred else e, st)
+            values.append(v)
             elem = v if elem is None else join(elem, v)
         if elem is not None:
             st.heap[(box.oid, "*")] = elem
+        if not any(type(e) is ast.Starred for e in node.elts):
+            st.heap[(box.oid, "items")] = Tup(values)
         return box
 
     e_Set = e_List
@@ -524,15 +595,36 @@ class Engine:
         box = Box((node, self.frame.ctx), "dict")
         elem = None
         for k, v in zip(node.keys, node.values):
-            if k is not None:
-                self.ev(k, st)
+            key = self.ev(k, st) if k is not None else None
             value = self.ev(v, st)
+            if type(key) is Const:
+                st.heap[(box.oid, ("k", key.value))] = value
             elem = value if elem is None else join(elem, value)
         if elem is not None:
             st.heap[(box.oid, "*")] = elem
         return box
 
     def comprehension(self, node, st, elts):
+        self.created.append(set())
+        try:
+            return self._comprehension(node, st, elts)
+        finally:
+            created = self.created.pop()
+            self.summaries |= created
+            self.created[-1] |= created
+
+    def _weak(self, v: Val) -> Val:
+        """An element read out of a container: its segments that stand for several graphs (one
+        per element) are weak; a graph the elements share (a trunk) stays strong."""
+        if type(v) is Tensor:
+            weak = frozenset(s for s in v.segs if s in self.summaries or s.old
+                             or self.segs.get((s.site, s.ctx, True)) in v.segs)
+            return v if weak == v.weak else Tensor(v.grad, v.leaf, v.segs, v.roots, v.via, v.exact, weak)
+        if type(v) is Tup:
+            return Tup(self._weak(x) for x in v.items)
+        return v
+
+    def _comprehension(self, node, st, elts):
         inner = st.copy()
         if inner.locals is None:
             inner.locals = {}
@@ -542,7 +634,7 @@ class Engine:
             for cond in gen.ifs:
                 self.ev(cond, inner)
         values = [self.ev(e, inner) for e in elts]
-        st.heap, st.freed = inner.heap, inner.freed
+        st.adopt(inner)
         return values
 
     def e_ListComp(self, node, st):
@@ -574,7 +666,9 @@ class Engine:
                 return base.items[index.value]
             return self.iter_elem(base, st, node)
         if tb is Box:
-            return _weak(st.heap.get((base.oid, "*"), UNKNOWN))
+            if type(index) is Const and (base.oid, ("k", index.value)) in st.heap:
+                return st.heap[(base.oid, ("k", index.value))]
+            return self._weak(st.heap.get((base.oid, "*"), UNKNOWN))
         if tb is Obj:
             getitem = base.cls.lookup("__getitem__")
             if type(getitem) is Func:
@@ -609,8 +703,8 @@ class Engine:
     # ----------------------------------------------------------------- attributes
     def attr(self, recv: Val, name: str, st: State, node) -> Val:
         t = type(recv)
-        if t is TorchRef:
-            return TorchRef(f"{recv.qual}.{name}")
+        if t is LibRef:
+            return LibRef(f"{recv.qual}.{name}")
         if t is Tensor:
             if name == "data" or name == "grad":
                 return Tensor(exact=recv.exact)
@@ -618,6 +712,8 @@ class Engine:
                 return UNKNOWN
             if name in api.TENSOR_ATTRIBUTE_VIEWS:
                 return self.op(node, [(recv, node.value)], api.TENSOR_ATTRIBUTE_VIEWS[name], st)
+            if name in api.RESULT_FIELDS:
+                return recv if api.RESULT_FIELDS[name] else Tensor(exact=recv.exact)
             return Bound(recv, name)
         if t is Obj:
             value = st.heap.get((recv.oid, name))
@@ -656,7 +752,7 @@ class Engine:
     # ----------------------------------------------------------------- calls
     def call(self, callee: Val, args: list, kwargs: dict, node, st: State) -> Val:
         t = type(callee)
-        if t is TorchRef:
+        if t is LibRef:
             return self.torch_call(callee.qual, args, kwargs, node, st)
         if t is Bound:
             return self.method_call(callee, args, kwargs, node, st)
@@ -685,7 +781,7 @@ class Engine:
             return UNKNOWN
         return Tensor(MAYBE, False, frozenset().union(*(t.segs for t in ts)),
                       frozenset().union(*(t.roots for t in ts)), _merge_via(ts), False,
-                      any(t.weak for t in ts))
+                      frozenset().union(*(t.weak for t in ts)))
 
     def call_func(self, fn: Func, args: list, kwargs: dict, st: State, node, bound=False) -> Val:
         if fn.is_gen:
@@ -702,7 +798,7 @@ class Engine:
         ctx = ((node,) + self.frame.ctx)[:CONTEXT_DEPTH]
         shared = fn.module is self.frame.module
         callee = State(locals_, st.globals if shared else fn.module.env, st.heap, st.freed,
-                       st.grad if fn.grad_mode is None else fn.grad_mode)
+                       st.grad if fn.grad_mode is None else fn.grad_mode, st.wfreed)
         frame = Frame(fn, fn.module, ctx)
         saved_frame, saved_stmt = self.frame, self.stmt
         self.frame = frame
@@ -715,7 +811,7 @@ class Engine:
         if end is None:
             self.killed = True  # every path through the callee raises
             return UNKNOWN
-        st.heap, st.freed = end.heap, end.freed
+        st.adopt(end)
         if shared:
             st.globals = end.globals
         if generator:
@@ -735,8 +831,12 @@ class Engine:
 
     def builtin_call(self, name, args, kwargs, node, st) -> Val:
         vals = [a for a, _ in args]
-        if name in ("enumerate",) and vals:
-            return Iter(wrap=("enumerate", vals[0]))
+        if name == "range":
+            start = vals[0] if len(vals) >= 2 else Const(0)
+            return Iter(wrap=("range", start))
+        if name == "enumerate" and vals:
+            start = vals[1] if len(vals) > 1 else kwargs.get("start", (Const(0), None))[0]
+            return Iter(wrap=("enumerate", vals[0], start))
         if name == "zip":
             return Iter(wrap=("zip", tuple(vals)))
         if name in ("iter", "reversed", "sorted", "list", "tuple", "set") and vals:
@@ -792,29 +892,52 @@ class Engine:
             return UNKNOWN
         if t is Optim:
             if name in api.OPTIMIZER_STEP_METHODS:
+                closure = args[0][0] if args else kwargs.get("closure", (None, None))[0]
+                if type(closure) is Func:
+                    self.run_closure(recv, closure, node, st)
                 st.mark_stepped()
             return UNKNOWN
         if t is Box:
             return self.container_method(recv, name, args, node, st)
         return self.unknown_call(args, kwargs)
 
+    def run_closure(self, optim: Optim, closure: Func, node, st: State) -> None:
+        """``optimizer.step(closure)``: some optimizers evaluate the closure repeatedly."""
+        if optim.qual in api.OPTIMIZER_REPEATS_CLOSURE:
+            def evaluate(s, first):
+                self.invoke(closure, [], {}, s, node)
+                if self.killed:
+                    self.killed = False
+                    return None
+                return s
+
+            out = self.loop(st, evaluate, [])
+            if out is None:
+                self.killed = True
+            else:
+                st.adopt(out)
+        else:
+            self.invoke(closure, [], {}, st, node)
+
     def container_method(self, box: Box, name, args, node, st) -> Val:
         key = (box.oid, "*")
         vals = [a for a, _ in args]
+        if name not in ("get", "values", "items", "keys", "copy", "index", "count"):
+            _forget_items(st, box)
         if name in ("append", "add", "insert", "setdefault") and vals:
             value = vals[-1] if name != "setdefault" else (vals[1] if len(vals) > 1 else NONE)
             st.heap[key] = join(st.heap[key], value) if key in st.heap else value
-            return NONE if name != "setdefault" else _weak(st.heap[key])
+            return NONE if name != "setdefault" else self._weak(st.heap[key])
         if name in ("extend", "update") and vals:
             elem = self.iter_elem(vals[0], st, node) if name == "extend" else self.dict_values(vals[0], st)
             st.heap[key] = join(st.heap[key], elem) if key in st.heap else elem
             return NONE
         if name in ("pop", "get", "popitem"):
-            return _weak(st.heap.get(key, UNKNOWN))
+            return self._weak(st.heap.get(key, UNKNOWN))
         if name in ("values",):
-            return Iter(_weak(st.heap.get(key, UNKNOWN)))
+            return Iter(self._weak(st.heap.get(key, UNKNOWN)))
         if name == "items":
-            return Iter(Tup((UNKNOWN, _weak(st.heap.get(key, UNKNOWN)))))
+            return Iter(Tup((UNKNOWN, self._weak(st.heap.get(key, UNKNOWN)))))
         if name in ("keys", "clear", "copy", "index", "count", "sort", "reverse", "remove"):
             return box if name == "copy" else UNKNOWN
         return UNKNOWN
@@ -844,25 +967,29 @@ class Engine:
         return set()
 
     # ----------------------------------------------------------------- iteration
-    def iter_elem(self, v: Val, st: State, site) -> Val:
+    def iter_elem(self, v: Val, st: State, site, first=None) -> Val:
+        """What one step of iterating ``v`` yields; ``first`` tells a loop's first step from
+        later ones (None outside loops), which makes ``range`` counters comparable."""
         t = type(v)
         if t is Iter:
             if v.gen is not None:
                 fn, args, kwargs, node, bound = v.gen
                 return self.invoke(fn, list(args), dict(kwargs), st, node, bound, generator=True)
             if v.wrap is not None:
-                kind, inner = v.wrap
+                kind = v.wrap[0]
+                if kind == "range":
+                    return _counter(v.wrap[1], first)
                 if kind == "enumerate":
-                    return Tup((UNKNOWN, self.iter_elem(inner, st, site)))
-                return Tup(self.iter_elem(x, st, site) for x in inner)
+                    return Tup((_counter(v.wrap[2], first), self.iter_elem(v.wrap[1], st, site)))
+                return Tup(self.iter_elem(x, st, site) for x in v.wrap[1])
             return v.elem
         if t is Box:
-            return _weak(st.heap.get((v.oid, "*"), UNKNOWN))
+            return self._weak(st.heap.get((v.oid, "*"), UNKNOWN))
         if t is Tup:
             out = None
             for item in v.items:
                 out = item if out is None else join(out, item)
-            return _weak(out) if out is not None else UNKNOWN
+            return self._weak(out) if out is not None else UNKNOWN
         if t is Tensor:
             return self.op(site, [(v, site if isinstance(site, ast.Name) else None)], False, st)
         if t is Obj:
@@ -879,6 +1006,10 @@ class Engine:
 
     # ----------------------------------------------------------------- torch
     def torch_call(self, qual: str, args, kwargs, node, st) -> Val:
+        if qual in api.COPIES:
+            return self.copy_value(args[0][0] if args else UNKNOWN, node, st)
+        if not (qual == "torch" or qual.startswith("torch.")):
+            return self.unknown_call(args, kwargs)
         if qual in api.GRAD_MODE:
             spec = api.GRAD_MODE[qual]
             enabled = spec if isinstance(spec, bool) else (_truth(args[0][0]) if args else None)
@@ -905,7 +1036,7 @@ class Engine:
             return Layer(qual, {"params": False, "saves": False}, None, tuple(children))
         if qual.startswith(api.OPTIMIZER_PREFIXES) and qual.rsplit(".", 1)[-1][:1].isupper() \
                 and "lr_scheduler" not in qual:
-            return Optim(args[0][0] if args else UNKNOWN)
+            return Optim(qual, args[0][0] if args else UNKNOWN)
         backward = api.BACKWARD_CALLS.get(qual)
         if backward is not None:
             return self.backward(node, backward, args[backward["tensors"]][0] if args else UNKNOWN,
@@ -913,6 +1044,13 @@ class Engine:
         if any(type(v) is Tensor for v, _ in args):
             return self.op(node, list(args) + list(kwargs.values()), None, st)
         return UNKNOWN
+
+    def copy_value(self, v: Val, node, st) -> Val:
+        """``copy.deepcopy(module)``: a module of the same kind with parameters of its own."""
+        if type(v) is Layer:
+            root = Root(node, self.stmt, self.frame.module.path, "params") if v.root is not None else None
+            return Layer(v.qual, v.spec, root, tuple(self.copy_value(c, node, st) for c in v.children))
+        return v
 
     def leaf(self, node, requires_grad, st) -> Tensor:
         if requires_grad is False:
@@ -983,7 +1121,7 @@ class Engine:
                     via.setdefault(s, n)
         return Tensor(grad if st.grad else MAYBE, False,
                       frozenset().union(*(t.segs for t, _ in ts)) | {seg}, roots, via,
-                      all(t.exact for t, _ in ts), any(t.weak for t, _ in ts))
+                      all(t.exact for t, _ in ts), frozenset().union(*(t.weak for t, _ in ts)))
 
     def new_seg(self, site, saves, roots) -> Seg:
         key = (site, self.frame.ctx, False)
@@ -1022,13 +1160,28 @@ class Engine:
             fact = self.backward_facts.get(id(node))
             merged = segs | fact[2] if fact else segs
             self.backward_facts[id(node)] = (node, self.frame.module, merged, retain is True)
-        if retain is False and not any(t.weak for t in ts):
+        if retain is False:
             for t in ts:
                 for s in t.segs:
-                    st.freed[s] = FreeInfo(node, self.frame.module.path, t.via.get(s))
-        if spec["tensors"] is None:
+                    info = FreeInfo(node, self.frame.module.path, t.via.get(s))
+                    if s in t.weak:
+                        if s not in st.freed:
+                            st.wfreed[s] = info
+                    else:
+                        st.freed[s] = info
+        if spec.get("returns") != "grads":
             return NONE
-        return Tup((Tensor(MAYBE if create else NO, exact=False),)) if create else UNKNOWN
+        if create is True:  # the gradients carry a graph that depends on the one walked
+            seg = self.new_seg(node, True, frozenset().union(*(t.roots for t in ts)) if ts else frozenset())
+            grad = Tensor(YES, False, segs | {seg}, seg.roots, {}, all(t.exact for t in ts))
+        else:
+            grad = Tensor()
+        inputs = args[1][0] if len(args) > 1 else kwargs.get("inputs", (UNKNOWN, None))[0]
+        if type(inputs) is Tup:
+            return Tup(grad for _ in inputs.items)
+        if type(inputs) is Tensor:
+            return Tup((grad,))
+        return Iter(grad)
 
     def reuse(self, node, ts, hits, st) -> None:
         exact = all(t.exact for t in ts)
@@ -1077,7 +1230,7 @@ def _truth(v: Val):
             return bool(v.value)
         except Exception:
             return None
-    if type(v) in (Func, Class, Layer, Obj, Optim, TorchRef):
+    if type(v) in (Func, Class, Layer, Obj, Optim, LibRef):
         return True
     return None
 
@@ -1116,12 +1269,30 @@ def _basic_index(node, value) -> bool:
     return type(value) is Const or value is UNKNOWN
 
 
-def _weak(v: Val) -> Val:
-    if type(v) is Tensor and not v.weak:
-        return Tensor(v.grad, v.leaf, v.segs, v.roots, v.via, v.exact, True)
-    if type(v) is Tup:
-        return Tup(_weak(x) for x in v.items)
-    return v
+_FOLDABLE = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul,
+             "FloorDiv": operator.floordiv, "Mod": operator.mod}
+
+
+def _counter(start: Val, first) -> Val:
+    if type(start) is not Const or first is None:
+        return UNKNOWN
+    return start if first else After(start.value)
+
+
+def _walks_container(v: Val) -> bool:
+    """Whether iterating ``v`` visits every element of a list, dict or tuple."""
+    if type(v) in (Box, Tup):
+        return True
+    if type(v) is Iter and v.wrap is not None and v.wrap[0] != "range":
+        inner = v.wrap[1]
+        return any(_walks_container(x) for x in (inner if isinstance(inner, tuple) else (inner,)))
+    return False
+
+
+def _forget_items(st: State, box: Box) -> None:
+    st.heap.pop((box.oid, "items"), None)
+
+
 
 
 def _merge_via(ts) -> dict:

@@ -20,12 +20,12 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .findings import Finding, Fix, Location
+from .sources import strip_magics
 
 Sources = Mapping[Optional[int], str]
 
 #: The suppression comment the engine honours, on the first line of the finding's range.
 SUPPRESSION_RE = re.compile(r"#\s*gradguard:\s*ignore\[([^\]]*)\]")
-_MAGIC_RE = re.compile(r"^(\s*)[%!]", re.MULTILINE)
 
 
 class FixError(Exception):
@@ -48,11 +48,6 @@ class Edit:
     @property
     def end(self) -> tuple[int, int]:
         return (self.end_line, self.end_column)
-
-
-def mask_magics(text: str) -> str:
-    """IPython ``%magic``/``!shell`` lines become comments of the same length (cells parse)."""
-    return _MAGIC_RE.sub(lambda m: m.group(1) + "#", text)
 
 
 # --- serialisation (LSP diagnostic/code action ``data``) -------------------------------------
@@ -87,7 +82,7 @@ class _Source:
 
     def _parse(self) -> None:
         try:
-            wrapper = MetadataWrapper(cst.parse_module(mask_magics(self.text)), unsafe_skip_copy=True)
+            wrapper = MetadataWrapper(cst.parse_module(strip_magics(self.text)), unsafe_skip_copy=True)
         except cst.ParserSyntaxError as exc:
             raise FixError(f"source does not parse: {exc.message}") from exc
         self.module = wrapper.module
@@ -367,7 +362,7 @@ def _check_parses(sources: Sources, edits: Sequence[Edit]) -> None:
     for cell in {e.cell for e in edits}:
         fixed = apply_edits(sources[cell], [e for e in edits if e.cell == cell])
         try:
-            ast.parse(mask_magics(fixed))
+            ast.parse(strip_magics(fixed))
         except SyntaxError as exc:
             raise FixError(f"the fixed code would not parse: {exc.msg} (line {exc.lineno})") from exc
 

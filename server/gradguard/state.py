@@ -1,7 +1,10 @@
 """The abstract state at one program point, and how states meet at joins and loop back edges.
 
 ``freed`` holds the segments that are freed on *every* path here (must-freed): a later backward
-that reaches one of them certainly raises. Joins therefore intersect it.
+that reaches one of them certainly raises. Joins therefore intersect it. ``wfreed`` holds
+segments freed *weakly*: a backward reached them through one element of a container whose
+summary they are, so only some of the graphs they stand for are freed. A loop that walks the
+whole container frees all of them; at its exit they become freed.
 """
 from __future__ import annotations
 
@@ -29,18 +32,29 @@ class FreeInfo:
 
 
 class State:
-    __slots__ = ("locals", "globals", "heap", "freed", "grad")
+    __slots__ = ("locals", "globals", "heap", "freed", "grad", "wfreed")
 
-    def __init__(self, locals_, globals_, heap, freed, grad):
+    def __init__(self, locals_, globals_, heap, freed, grad, wfreed=None):
         self.locals: Optional[dict] = locals_  # None at module level: names live in globals
         self.globals: dict = globals_
         self.heap: dict = heap  # (oid, attribute) -> Val
         self.freed: dict = freed  # Seg -> FreeInfo
         self.grad: Optional[bool] = grad  # grad mode: True, False, or None when unknown
+        self.wfreed: dict = {} if wfreed is None else wfreed  # Seg -> FreeInfo
 
     def copy(self) -> "State":
         return State(None if self.locals is None else dict(self.locals), dict(self.globals),
-                     dict(self.heap), dict(self.freed), self.grad)
+                     dict(self.heap), dict(self.freed), self.grad, dict(self.wfreed))
+
+    def adopt(self, other: "State") -> None:
+        """Take the heap and freed graphs of the state a call or comprehension ended in."""
+        self.heap, self.freed, self.wfreed = other.heap, other.freed, other.wfreed
+
+    def promote_weak(self) -> None:
+        """A loop walked a whole container: what its elements freed weakly is now freed."""
+        for seg, info in self.wfreed.items():
+            self.freed.setdefault(seg, info)
+        self.wfreed = {}
 
     def lookup(self, name: str) -> Optional[Val]:
         if self.locals is not None and name in self.locals:
@@ -53,6 +67,7 @@ class State:
     def same(self, other: "State") -> bool:
         return (self.locals == other.locals and self.globals == other.globals
                 and self.heap == other.heap and self.freed.keys() == other.freed.keys()
+                and self.wfreed.keys() == other.wfreed.keys()
                 and self.grad == other.grad)
 
     def mark_stepped(self) -> None:
@@ -79,6 +94,7 @@ def join_states(states) -> Optional[State]:
     if len(states) == 1:
         return first
     locals_, globals_, heap, freed, grad = first.locals, first.globals, first.heap, first.freed, first.grad
+    wfreed = first.wfreed
     for s in states[1:]:
         if locals_ is not None and s.locals is not None:
             locals_ = _join_dicts(locals_, s.locals)
@@ -87,9 +103,12 @@ def join_states(states) -> Optional[State]:
         if freed is not s.freed:
             freed = {seg: s.freed[seg] if s.freed[seg].stepped else fi
                      for seg, fi in freed.items() if seg in s.freed}
+        if wfreed is not s.wfreed:
+            wfreed = {seg: fi for seg, fi in wfreed.items() if seg in s.wfreed or seg in s.freed}
         if grad != s.grad:
             grad = None
-    return State(None if locals_ is None else dict(locals_), dict(globals_), dict(heap), dict(freed), grad)
+    return State(None if locals_ is None else dict(locals_), dict(globals_), dict(heap), dict(freed),
+                 grad, dict(wfreed))
 
 
 class Ager:
@@ -108,7 +127,7 @@ class Ager:
             return t
         via = {m.get(s, s): n for s, n in t.via.items()}
         return Tensor(t.grad, t.leaf, frozenset(m.get(s, s) for s in t.segs), t.roots, via,
-                      t.exact, t.weak)
+                      t.exact, frozenset(m.get(s, s) for s in t.weak) if t.weak else t.weak)
 
     def value(self, v: Val) -> Val:
         tv = type(v)
@@ -127,12 +146,12 @@ class Ager:
             for k, v in d.items():
                 if type(v) in (Tensor, Tup, Iter):
                     d[k] = self.value(v)
-        freed = out.freed
-        for cur, old in self.mapping.items():
-            fi = freed.pop(cur, None)
-            if old in freed:
-                if fi is None:
-                    del freed[old]  # some execution of the site is still alive
-            elif fi is not None and old not in self.seen_old:
-                freed[old] = fi
+        for freed in (out.freed, out.wfreed):
+            for cur, old in self.mapping.items():
+                fi = freed.pop(cur, None)
+                if old in freed:
+                    if fi is None:
+                        del freed[old]  # some execution of the site is still alive
+                elif fi is not None and old not in self.seen_old:
+                    freed[old] = fi
         return out

@@ -223,9 +223,9 @@ REQUIRES_GRAD_SETTER = "requires_grad_"
 # (positions count the arguments after the receiver: t.backward(gradient, retain_graph,
 # create_graph); create_graph=True also retains the graph: retain_graph defaults to create_graph.)
 BACKWARD_CALLS = {
-    "Tensor.backward": {"tensors": None, "retain_pos": 1, "create_pos": 2},
+    "Tensor.backward": {"tensors": None, "retain_pos": 2, "create_pos": 1},
     "torch.autograd.backward": {"tensors": 0, "retain_pos": 2, "create_pos": 3},
-    "torch.autograd.grad": {"tensors": 0, "retain_pos": 3, "create_pos": 4},
+    "torch.autograd.grad": {"tensors": 0, "retain_pos": 3, "create_pos": 4, "returns": "grads"},
 }
 
 # Context managers / decorators that switch graph recording.
@@ -372,3 +372,15 @@ OPTIMIZER_STEP_METHODS = frozenset({"step"})
 # REQUIRES_GRAD_SETTER and DETACH_IN_PLACE.)
 def is_in_place_method(name: str) -> bool:
     return name.endswith("_") and not name.startswith("_")
+
+
+# --- added by the engine's owner (lead) ---
+# Library calls that copy their argument: a copied module has parameters of its own.
+COPIES = frozenset({"copy.deepcopy", "copy.copy"})
+
+# Fields of the named tuples that max/min/sort/topk/median return: True = carries the graph.
+RESULT_FIELDS = {"values": True, "indices": False}
+
+# Optimizers whose step(closure) evaluates the closure more than once (so a loss built outside
+# the closure is backwarded again).
+OPTIMIZER_REPEATS_CLOSURE = frozenset({"torch.optim.LBFGS"})

@@ -105,18 +105,35 @@ class Const(Val):
 NONE = Const(None)
 
 
+class After(Val):
+    """A loop counter past its first value: ``range(start, …)`` in the second and later iterations."""
+
+    __slots__ = ("start",)
+
+    def __init__(self, start):
+        self.start = start
+
+    def __eq__(self, other):
+        return type(other) is After and other.start == self.start
+
+    def __hash__(self):
+        return hash(("after", self.start))
+
+
 class Tensor(Val):
     __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak")
 
     def __init__(self, grad=NO, leaf=True, segs=frozenset(), roots=frozenset(), via=None,
-                 exact=True, weak=False):
+                 exact=True, weak=frozenset()):
         self.grad = grad
         self.leaf = leaf
         self.segs: frozenset = segs
         self.roots: frozenset = roots
         self.via: dict = via or {}  # Seg -> the ast expression through which it entered
         self.exact = exact  # False once it went through something we could not resolve
-        self.weak = weak  # read from a container that summarises several tensors
+        # segments read out of a container that summarises several tensors: a backward frees
+        # only one of the graphs they stand for, so it frees them weakly
+        self.weak: frozenset = weak
 
     def __eq__(self, other):
         return (type(other) is Tensor and self.grad == other.grad and self.segs == other.segs
@@ -133,8 +150,8 @@ class Tensor(Val):
         return f"T(g={self.grad},{sorted(self.segs, key=lambda s: s.order)})"
 
 
-class TorchRef(Val):
-    """A name in the torch namespace (module, function or class), fully qualified."""
+class LibRef(Val):
+    """A name from a library outside the project (torch, copy, numpy…), fully qualified."""
 
     __slots__ = ("qual",)
 
@@ -142,7 +159,7 @@ class TorchRef(Val):
         self.qual = qual
 
     def __eq__(self, other):
-        return type(other) is TorchRef and other.qual == self.qual
+        return type(other) is LibRef and other.qual == self.qual
 
     def __hash__(self):
         return hash(self.qual)
@@ -228,13 +245,13 @@ class Layer(Val):
 
 
 class Optim(Val):
-    __slots__ = ("params",)
+    __slots__ = ("qual", "params")
 
-    def __init__(self, params):
-        self.params = params
+    def __init__(self, qual, params):
+        self.qual, self.params = qual, params
 
     def __eq__(self, other):
-        return type(other) is Optim and other.params == self.params
+        return type(other) is Optim and other.qual == self.qual and other.params == self.params
 
     def __hash__(self):
         return 1
@@ -335,7 +352,7 @@ def join(a: Val, b: Val) -> Val:
         via = dict(b.via)
         via.update(a.via)
         return Tensor(max(a.grad, b.grad), a.leaf and b.leaf, a.segs | b.segs, a.roots | b.roots,
-                      via, a.exact and b.exact, a.weak or b.weak)
+                      via, a.exact and b.exact, a.weak | b.weak)
     if ta is Tensor:  # the other side is None or not a tensor: keep what we know of the tensor
         return a
     if tb is Tensor:
