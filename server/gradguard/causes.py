@@ -19,7 +19,7 @@ import ast
 
 from .findings import Finding, Fix, Related
 from .rules import RULES
-from .values import Tensor
+from .values import Tensor, Tup
 
 MAX_TEXT = 48
 
@@ -46,12 +46,14 @@ def build_finding(reuse, locate, main_path: str, parents) -> Finding:
     rule = RULES[reuse.code]
     same_call = info.call is node
     roots = stale.roots
-    built_line = str(stale.site.lineno)
+    built_line = str(stale.stmt.lineno)
     if stale.path != main_path:
         built_line += f" of {stale.path.rsplit('/', 1)[-1]}"
+    entry = reuse.value.via.get(stale) if isinstance(reuse.value, Tensor) else None
+    carried = stale.old and same_call and isinstance(entry, (ast.Name, ast.Attribute))
     args = {
         "call": f"`{short(node)}`",
-        "what": f"`{stale.what}`",
+        "what": f"`{ast.unparse(entry) if carried else stale.what}`",
         "origin": describe_roots(roots),
         "built_line": built_line,
         "freed_call": f"`{short(info.call)}`",
@@ -63,7 +65,7 @@ def build_finding(reuse, locate, main_path: str, parents) -> Finding:
     severity = rule.severity if reuse.exact else "warning"
     if not reuse.exact:
         message += " (the value passes through code GradGuard could not resolve, so this may not raise)"
-    related = [Related(locate(stale.site, stale.path), f"{args['what']} was computed here from {args['origin']}")]
+    related = [Related(locate(stale.stmt, stale.path), f"{args['what']} was computed here from {args['origin']}")]
     for root in sorted(roots, key=lambda r: r.node.lineno)[:2]:
         what = f"parameters of `{root.name}` are created here" if root.kind == "params" else f"`{root.name}` requires grad (created here)"
         related.append(Related(locate(root.node, root.path), what))
@@ -92,9 +94,18 @@ def _fixes(reuse, locate, main_path, parents) -> list:
                                  (("expr", locate(stmt.value, stale.path)),)))
         elif stale.old:
             entry = value.via.get(stale) if isinstance(value, Tensor) else None
-            if here(entry, reuse.module.path):
+            loop = stale.old
+            if (here(entry, reuse.module.path) and isinstance(entry, (ast.Name, ast.Attribute))
+                    and isinstance(loop, (ast.For, ast.While)) and _within(entry, loop)):
+                name = ast.unparse(entry)
+                stmt = (f"{name} = tuple(t.detach() for t in {name})" if isinstance(reuse.carried, Tup)
+                        else f"{name} = {name}.detach()")
+                fixes.append(Fix("insert_before", f"Detach `{name}` at the start of each iteration: `{stmt}`",
+                                 (("before", locate(loop.body[0], main_path)),), preferred=True,
+                                 texts=(("statement", stmt),)))
+            if here(entry, reuse.module.path) and not isinstance(reuse.carried, Tup):
                 fixes.append(Fix("detach", f"Detach `{short(entry)}` carried over from the previous iteration",
-                                 (("expr", locate(entry, main_path)),), preferred=True))
+                                 (("expr", locate(entry, main_path)),), preferred=not fixes))
         return fixes
     # another backward freed it
     if info.stepped:
@@ -117,6 +128,11 @@ def _fixes(reuse, locate, main_path, parents) -> list:
         fixes.append(Fix("retain_graph", f"Keep the graph for the later backward: `retain_graph=True` in {short(first)}",
                          (("call0", locate(first, main_path)),), preferred=not fixes))
     return fixes
+
+
+def _within(node, outer) -> bool:
+    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) \
+        and (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
 
 
 def _is_plain_backward(call) -> bool:

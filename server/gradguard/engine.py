@@ -40,10 +40,11 @@ BUILTINS = frozenset({
 
 
 class Frame:
-    __slots__ = ("func", "module", "ctx", "returns", "loops", "owner")
+    __slots__ = ("func", "module", "ctx", "returns", "loops", "caller")
 
-    def __init__(self, func, module, ctx, owner=None):
-        self.func, self.module, self.ctx, self.owner = func, module, ctx, owner
+    def __init__(self, func, module, ctx, caller=None):
+        self.func, self.module, self.ctx = func, module, ctx
+        self.caller = caller  # (statement, path) of the call that made this frame
         self.returns: list = []
         self.loops: list = []
 
@@ -59,11 +60,12 @@ class LoopCtx:
 class Reuse:
     """A backward that reaches freed graph: the raw material of a GG101/GG102 finding."""
 
-    __slots__ = ("node", "code", "exact", "stale", "info", "value", "module", "hits")
+    __slots__ = ("node", "code", "exact", "stale", "info", "value", "module", "hits", "carried")
 
-    def __init__(self, node, code, exact, stale, info, value, module, hits):
+    def __init__(self, node, code, exact, stale, info, value, module, hits, carried):
         self.node, self.code, self.exact, self.stale = node, code, exact, stale
         self.info, self.value, self.module, self.hits = info, value, module, hits
+        self.carried = carried  # the value of the carried variable, when the graph is carried
 
 
 class Engine:
@@ -174,7 +176,7 @@ class Engine:
             self.assign(node.target, self.iter_elem(iterable, s, node.iter, first), s)
             return self.block(node.body, s)
 
-        out = self.loop(st, step, node.orelse)
+        out = self.loop(node, st, step, node.orelse)
         if out is not None and _walks_container(iterable):
             out.promote_weak()
         return out
@@ -199,7 +201,7 @@ class Engine:
             ctx.continues = []
             s = cur.copy()
             self.assign(node.target, item, s)
-            cur = self.age(join_states([self.block(node.body, s)] + ctx.continues))
+            cur = self.age(join_states([self.block(node.body, s)] + ctx.continues), node)
             if cur is None:
                 break
         created = self.created.pop()
@@ -222,9 +224,9 @@ class Engine:
                 return None
             return self.block(node.body, s)
 
-        return self.loop(st, step, node.orelse, forever)
+        return self.loop(node, st, step, node.orelse, forever)
 
-    def loop(self, st, step, orelse, forever=False):
+    def loop(self, key, st, step, orelse, forever=False):
         """Iterations 1 and 2 are analysed exactly (each from the state the previous one left);
         iterations 3 and later from the fixpoint of the aged back edges. Reports made in a
         fixpoint pass that turns out not to be the last are dropped."""
@@ -237,14 +239,14 @@ class Engine:
             out = step(s.copy(), first)
             return join_states([out] + ctx.continues)
 
-        head = self.age(iterate(st, True))
+        head = self.age(iterate(st, True), key)
         if head is not None:
-            head = self.age(iterate(head, False))
+            head = self.age(iterate(head, False), key)
         for _ in range(MAX_LOOP_PASSES):
             if head is None:
                 break
             snapshot = self.snapshot() if self.reporting else None
-            new = join_states([head, self.age(iterate(head, False))])
+            new = join_states([head, self.age(iterate(head, False), key)])
             if new.same(head) or self.executed > STATEMENT_BUDGET:
                 break
             if snapshot is not None:
@@ -264,10 +266,13 @@ class Engine:
     def restore(self, snapshot) -> None:
         self.reuses, self.tensor_facts, self.backward_facts = snapshot
 
-    def age(self, st: Optional[State]) -> Optional[State]:
+    def age(self, st: Optional[State], loop) -> Optional[State]:
+        """At the back edge of ``loop``: what this iteration built becomes the loop's old graph
+        (including what inner loops already aged), so the next iteration builds afresh."""
         if st is None:
             return None
-        mapping = {s: self.old_of(s) for s in self.created[-1] if not s.old}
+        mapping = {s: self.old_of(s, loop) for s in self.created[-1] if s.old is not loop}
+        self.created[-1].update(mapping.values())
         return Ager(mapping).apply(st) if mapping else st
 
     def s_Break(self, node, st):
@@ -424,6 +429,8 @@ class Engine:
             obj = self.ev(target.value, st)
             if type(obj) is Obj:
                 st.heap[(obj.oid, target.attr)] = value
+            elif type(obj) is Tensor and target.attr == "requires_grad" and obj.leaf and _truth(value) is False:
+                self.freeze(obj.roots, st)
         elif t is ast.Subscript:
             base = self.ev(target.value, st)
             self.ev(target.slice, st)
@@ -617,8 +624,8 @@ class Engine:
         """An element read out of a container: its segments that stand for several graphs (one
         per element) are weak; a graph the elements share (a trunk) stays strong."""
         if type(v) is Tensor:
-            weak = frozenset(s for s in v.segs if s in self.summaries or s.old
-                             or self.segs.get((s.site, s.ctx, True)) in v.segs)
+            olds = {(s.site, s.ctx) for s in v.segs if s.old}
+            weak = frozenset(s for s in v.segs if s in self.summaries or s.old or (s.site, s.ctx) in olds)
             return v if weak == v.weak else Tensor(v.grad, v.leaf, v.segs, v.roots, v.via, v.exact, weak)
         if type(v) is Tup:
             return Tup(self._weak(x) for x in v.items)
@@ -754,6 +761,8 @@ class Engine:
         t = type(callee)
         if t is LibRef:
             return self.torch_call(callee.qual, args, kwargs, node, st)
+        if t in (Func, Obj, Class) or (t is Bound and callee.func is not None):
+            args = [(self.enter(a, n), n) for a, n in args]
         if t is Bound:
             return self.method_call(callee, args, kwargs, node, st)
         if t is Func:
@@ -799,7 +808,7 @@ class Engine:
         shared = fn.module is self.frame.module
         callee = State(locals_, st.globals if shared else fn.module.env, st.heap, st.freed,
                        st.grad if fn.grad_mode is None else fn.grad_mode, st.wfreed)
-        frame = Frame(fn, fn.module, ctx)
+        frame = Frame(fn, fn.module, ctx, (self.stmt, self.frame.module.path))
         saved_frame, saved_stmt = self.frame, self.stmt
         self.frame = frame
         self.frames.append(frame)
@@ -853,7 +862,7 @@ class Engine:
         if name == "next" and vals:
             return self.iter_elem(vals[0], st, node)
         if name == "sum" and vals:
-            elem = self.iter_elem(vals[0], st, node)
+            elem = _strong(self.iter_elem(vals[0], st, node))  # consumes every element
             if type(elem) is Tensor:
                 return self.op(node, [(elem, args[0][1])], False, st)
             return UNKNOWN
@@ -886,6 +895,8 @@ class Engine:
             if name in api.MODULE_PARAMETER_METHODS:
                 return Iter(self.parameters(recv, st))
             if name in api.MODULE_SELF_METHODS:
+                if name == api.REQUIRES_GRAD_SETTER and args and _truth(args[0][0]) is False:
+                    self.freeze(self.module_roots(recv, st, 0), st)
                 return recv
             if name in ("forward", "__call__"):
                 return self.call(recv, args, kwargs, node, st)
@@ -911,7 +922,7 @@ class Engine:
                     return None
                 return s
 
-            out = self.loop(st, evaluate, [])
+            out = self.loop(node, st, evaluate, [])
             if out is None:
                 self.killed = True
             else:
@@ -1000,8 +1011,10 @@ class Engine:
             getitem = v.cls.lookup("__getitem__")
             if type(getitem) is Func:
                 return self.invoke(getitem, [v, UNKNOWN], {}, st, site, bound=True)
-        if t is Layer and v.qual in api.MODULE_CONTAINERS:
-            return UNKNOWN
+        if t is Layer and v.qual in api.MODULE_HOLDERS:
+            # any one of the children: modelled as running them all, which covers the
+            # graph (segments and parameters) each of them would build
+            return Layer(next(iter(api.MODULE_CONTAINERS)), v.spec, None, v.children)
         return UNKNOWN
 
     # ----------------------------------------------------------------- torch
@@ -1026,7 +1039,7 @@ class Engine:
             spec = api.MODULES[qual]
             root = Root(node, self.stmt, self.frame.module.path, "params") if spec["params"] else None
             return Layer(qual, spec, root)
-        if qual in api.MODULE_CONTAINERS:
+        if qual in api.MODULE_CONTAINERS or qual in api.MODULE_HOLDERS:
             children = []
             for v, _ in args:
                 if type(v) is Box:
@@ -1066,6 +1079,8 @@ class Engine:
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
             flag = name == api.REQUIRES_GRAD_SETTER and (_truth(args[0][0]) if args else
                                                          _kw_truth(kwargs, "requires_grad", True))
+            if flag is False and t.leaf:
+                self.freeze(t.roots, st)
             out = self.leaf(node, flag, st) if t.leaf or not flag else t
             receiver = node.func.value
             if isinstance(receiver, ast.Name):
@@ -1091,22 +1106,34 @@ class Engine:
                 x = [(out, None)]
             return out
         inputs = list(args)
-        if layer.root is not None:
+        if layer.root is not None and (layer.root, "frozen") not in st.heap:
             inputs.append((Tensor(YES, True, roots=frozenset({layer.root})), None))
         out = self.op(node, inputs, layer.spec.get("saves"), st)
         returns = layer.spec.get("returns", "tensor")
+        if returns == "output_and_hidden_pair":  # LSTM: (output, (h, c))
+            return Tup((out, Tup((out, out))))
         if returns != "tensor":
             return Tup((out, out))
         return out
+
+    def freeze(self, roots, st: State) -> None:
+        """``requires_grad_(False)`` on parameters: modules built from them no longer add graph."""
+        for root in roots:
+            st.heap[(root, "frozen")] = Const(True)
 
     def op(self, site, inputs, saves, st: State) -> Val:
         """A differentiable op: its result carries its inputs' graphs plus a node of its own."""
         ts = []
         for v, n in inputs:
+            if type(v) is Box:  # torch.cat([a, b]) / torch.stack(xs): every element is consumed
+                v = _strong(st.heap.get((v.oid, "*"), UNKNOWN))
             for t in tensors_in(v):
                 ts.append((t, n))
         if not ts:
             return Tensor(MAYBE if any(v is UNKNOWN for v, _ in inputs) else NO, exact=False)
+        ts = [(t, n) for t, n in ts if not (t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots))]
+        if not ts:
+            return Tensor()
         grad = max(t.grad for t, _ in ts)
         if st.grad is False or grad == NO:
             return Tensor(exact=all(t.exact for t, _ in ts))
@@ -1124,23 +1151,50 @@ class Engine:
                       all(t.exact for t, _ in ts), frozenset().union(*(t.weak for t, _ in ts)))
 
     def new_seg(self, site, saves, roots) -> Seg:
-        key = (site, self.frame.ctx, False)
+        key = (site, self.frame.ctx, None)
         seg = self.segs.get(key)
         if seg is None:
-            seg = Seg(site, self.frame.ctx, False, saves, self.frame.module.path, self.stmt,
-                      roots, len(self.segs))
+            stmt, path = self.naming_statement()
+            seg = Seg(site, self.frame.ctx, None, saves, path, stmt, roots, len(self.segs))
             self.segs[key] = seg
         elif roots - seg.roots:
             seg.roots = seg.roots | roots
         self.created[-1].add(seg)
         return seg
 
-    def old_of(self, seg: Seg) -> Seg:
-        key = (seg.site, seg.ctx, True)
+    def naming_statement(self):
+        """The statement a user would name the value by: this one if it assigns, else the
+        nearest call site up the stack that does (``h = cell(x, h)`` for ``return tanh(...)``)."""
+        stmt, path = self.stmt, self.frame.module.path
+        if isinstance(stmt, _ASSIGNS):
+            return stmt, path
+        for frame in reversed(self.frames):
+            if frame.caller is None:
+                break
+            if isinstance(frame.caller[0], _ASSIGNS):
+                return frame.caller
+        return stmt, path
+
+    def enter(self, v: Val, node) -> Val:
+        """An argument passed by name into a user function: remember where its graph entered."""
+        if type(node) not in (ast.Name, ast.Attribute):
+            return v
+        if type(v) is Tup:
+            return Tup(self.enter(item, node) for item in v.items)
+        if type(v) is Tensor and v.segs:
+            missing = [s for s in v.segs if s not in v.via]
+            if missing:
+                via = dict(v.via)
+                via.update((s, node) for s in missing)
+                return Tensor(v.grad, v.leaf, v.segs, v.roots, via, v.exact, v.weak)
+        return v
+
+    def old_of(self, seg: Seg, loop) -> Seg:
+        key = (seg.site, seg.ctx, loop)
         old = self.segs.get(key)
         if old is None:
-            old = Seg(seg.site, seg.ctx, True, seg.saves, seg.path, seg.stmt, seg.roots, seg.order)
-            old.current = seg
+            old = Seg(seg.site, seg.ctx, loop, seg.saves, seg.path, seg.stmt, seg.roots, seg.order)
+            old.current = seg.current or seg
             self.segs[key] = old
         return old
 
@@ -1203,8 +1257,10 @@ class Engine:
             key = (id(node), code)
             prior = self.reuses.get(key)
             if prior is None or (exact and not prior.exact):
+                entry = value.via.get(stale)
+                carried = st.lookup(entry.id) if type(entry) is ast.Name else None
                 self.reuses[key] = Reuse(node, code, exact, stale, st.freed[stale], value,
-                                         self.frame.module, hits)
+                                         self.frame.module, hits, carried)
 
     def note_tensor(self, node, value, st) -> None:
         if not self.reporting or not self.collect_facts or type(value) is not Tensor:
@@ -1269,6 +1325,7 @@ def _basic_index(node, value) -> bool:
     return type(value) is Const or value is UNKNOWN
 
 
+_ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
 _FOLDABLE = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul,
              "FloorDiv": operator.floordiv, "Mod": operator.mod}
 
@@ -1287,6 +1344,15 @@ def _walks_container(v: Val) -> bool:
         inner = v.wrap[1]
         return any(_walks_container(x) for x in (inner if isinstance(inner, tuple) else (inner,)))
     return False
+
+
+def _strong(v: Val) -> Val:
+    """Elements consumed all together (stacked, summed): each graph is walked, none is weak."""
+    if type(v) is Tensor and v.weak:
+        return Tensor(v.grad, v.leaf, v.segs, v.roots, v.via, v.exact)
+    if type(v) is Tup:
+        return Tup(_strong(x) for x in v.items)
+    return v
 
 
 def _forget_items(st: State, box: Box) -> None:

@@ -35,6 +35,8 @@ class Fix:
       - ``no_grad``: ``stmt`` – the statement(s) to wrap in ``with torch.no_grad():``
       - ``detach``: ``expr`` – the expression to append ``.detach()`` to
       - ``retain_graph``: ``call0``, ``call1``, … – backward/grad calls that need ``retain_graph=True``
+      - ``insert_before``: ``before`` – a statement; insert ``texts["statement"]`` on a new line
+        just before it, at its indentation (e.g. ``h = h.detach()`` at the top of a loop body)
       - ``sum_losses``: ``first`` – the earlier backward statement (removed),
         ``second`` – the later backward call (replaced by one backward on the sum);
         ``texts`` holds ``first_loss`` and ``second_loss`` (their source text)

@@ -223,7 +223,7 @@ REQUIRES_GRAD_SETTER = "requires_grad_"
 # (positions count the arguments after the receiver: t.backward(gradient, retain_graph,
 # create_graph); create_graph=True also retains the graph: retain_graph defaults to create_graph.)
 BACKWARD_CALLS = {
-    "Tensor.backward": {"tensors": None, "retain_pos": 2, "create_pos": 1},
+    "Tensor.backward": {"tensors": None, "retain_pos": 1, "create_pos": 2},
     "torch.autograd.backward": {"tensors": 0, "retain_pos": 2, "create_pos": 3},
     "torch.autograd.grad": {"tensors": 0, "retain_pos": 3, "create_pos": 4, "returns": "grads"},
 }
@@ -275,7 +275,7 @@ MODULES = {
     "torch.nn.InstanceNorm1d": {"params": False, "saves": True},
     "torch.nn.InstanceNorm2d": {"params": False, "saves": True},
     "torch.nn.RNN": {"params": True, "saves": True, "returns": "output_and_hidden"},
-    "torch.nn.LSTM": {"params": True, "saves": True, "returns": "output_and_hidden"},  # (out, (h, c))
+    "torch.nn.LSTM": {"params": True, "saves": True, "returns": "output_and_hidden_pair"},  # (out, (h, c))
     "torch.nn.GRU": {"params": True, "saves": True, "returns": "output_and_hidden"},
     "torch.nn.RNNCell": {"params": True, "saves": True},
     "torch.nn.GRUCell": {"params": True, "saves": True},
@@ -376,10 +376,18 @@ def is_in_place_method(name: str) -> bool:
 
 # --- added by the engine's owner (lead) ---
 # Library calls that copy their argument: a copied module has parameters of its own.
-COPIES = frozenset({"copy.deepcopy", "copy.copy"})
+# NOT copy.copy: a shallow copy of a module shares its _parameters dict, so copy.copy(m).weight
+# is m.weight. (Tensors: copy.copy(t) and copy.deepcopy(leaf) give a new leaf, requiring grad
+# like t, without t's graph; copy.deepcopy(non-leaf) raises "Only Tensors created explicitly by
+# the user (graph leaves) support the deepcopy protocol".)
+COPIES = frozenset({"copy.deepcopy"})
 
 # Fields of the named tuples that max/min/sort/topk/median return: True = carries the graph.
+# (Also kthvalue, mode, cummax, cummin, and max/min with a dim; aminmax's fields are min/max.)
 RESULT_FIELDS = {"values": True, "indices": False}
+
+# Modules that only hold other modules: iterating one yields its children.
+MODULE_HOLDERS = frozenset({"torch.nn.ModuleList", "torch.nn.ModuleDict"})
 
 # Optimizers whose step(closure) evaluates the closure more than once (so a loss built outside
 # the closure is backwarded again).

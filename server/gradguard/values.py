@@ -5,9 +5,9 @@ A tensor value records whether it requires grad, which graph segments it depends
 segment entered it (``via``, used to place a ``.detach()`` fix).
 
 A graph segment (:class:`Seg`) is the node an op built at one code site, in one call context.
-Recency abstraction: ``old=False`` is the segment built by the most recent execution of its
-site, ``old=True`` summarises every earlier execution (earlier loop iterations). Aging at a loop
-back edge turns the current segments of the iteration into old ones, so a graph rebuilt every
+Recency abstraction: ``old=None`` is the segment built by the most recent execution of its
+site; ``old=L`` summarises the executions in earlier iterations of loop ``L``. Aging at the back
+edge of ``L`` turns what its iteration built into ``L``'s old segments, so a graph rebuilt every
 iteration is fresh while one carried across iterations is recognisably stale.
 """
 from __future__ import annotations
