@@ -46,9 +46,7 @@ def build_finding(reuse, locate, main_path: str, parents) -> Finding:
     rule = RULES[reuse.code]
     same_call = info.call is node
     roots = stale.roots
-    built_line = str(stale.stmt.lineno)
-    if stale.path != main_path:
-        built_line += f" of {stale.path.rsplit('/', 1)[-1]}"
+    built_line = _line(locate(stale.stmt, stale.path), main_path)
     entry = reuse.value.via.get(stale) if isinstance(reuse.value, Tensor) else None
     carried = stale.old and same_call and isinstance(entry, (ast.Name, ast.Attribute))
     args = {
@@ -57,7 +55,7 @@ def build_finding(reuse, locate, main_path: str, parents) -> Finding:
         "origin": describe_roots(roots),
         "built_line": built_line,
         "freed_call": f"`{short(info.call)}`",
-        "freed_line": str(info.call.lineno),
+        "freed_line": _line(locate(info.call, info.path), main_path),
         "when": " in the previous iteration" if same_call else "",
         "when_zh": "（在上一次迭代中）" if same_call else "",
     }
@@ -128,6 +126,16 @@ def _fixes(reuse, locate, main_path, parents) -> list:
         fixes.append(Fix("retain_graph", f"Keep the graph for the later backward: `retain_graph=True` in {short(first)}",
                          (("call0", locate(first, main_path)),), preferred=not fixes))
     return fixes
+
+
+def _line(loc, main_path: str) -> str:
+    """A line number as the user sees it: in a notebook cell, or in another file."""
+    text = str(loc.line)
+    if loc.cell is not None:
+        text += f" of cell {loc.cell}"
+    if loc.path != main_path:
+        text += f" of {loc.path.rsplit('/', 1)[-1]}"
+    return text
 
 
 def _within(node, outer) -> bool:
