@@ -208,7 +208,7 @@ def _analyze(text, tree, path, root, cells, facts, overlay) -> Analysis:
     parents = Parents(tree)
     findings = []
     for reuse in engine.reuses.values():
-        finding = build_finding(reuse, positions.locate, path, parents)
+        finding = build_finding(reuse, positions.locate, path, parents, engine.trained)
         if not _suppressed(finding, positions):
             findings.append(finding)
     findings.sort(key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.location.column, f.code))

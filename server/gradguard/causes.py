@@ -40,7 +40,7 @@ def describe_roots(roots) -> str:
     return " and ".join(names[:2]) + (" and others" if len(names) > 2 else "")
 
 
-def build_finding(reuse, locate, main_path: str, parents) -> Finding:
+def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -> Finding:
     """``locate(node, path)`` gives a Location; ``parents.statement(node)`` a node's statement."""
     stale, info, node = reuse.stale, reuse.info, reuse.node
     rule = RULES[reuse.code]
@@ -69,45 +69,19 @@ def build_finding(reuse, locate, main_path: str, parents) -> Finding:
         related.append(Related(locate(root.node, root.path), what))
     related.append(Related(locate(info.call, info.path),
                            f"the graph was freed here by {args['freed_call']}" + args["when"]))
-    fixes = _fixes(reuse, locate, main_path, parents)
+    fixes = _fixes(reuse, locate, main_path, parents, trained)
     return Finding(reuse.code, severity, message, locate(node, reuse.module.path), tuple(related),
                    tuple(fixes), tuple(args.items()))
 
 
-def _fixes(reuse, locate, main_path, parents) -> list:
+def _fixes(reuse, locate, main_path, parents, trained) -> list:
     stale, info, node, value = reuse.stale, reuse.info, reuse.node, reuse.value
+    if info.call is node:
+        return _stale_fixes(reuse, locate, main_path, parents, trained)
     fixes: list[Fix] = []
-
-    def here(n, path):
-        return path == main_path and n is not None
-
-    if info.call is node:  # stale across iterations
-        fresh = isinstance(value, Tensor) and bool(value.segs - set(reuse.hits))
-        if not stale.old and fresh and here(stale.stmt, stale.path) and isinstance(stale.stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            stmt = stale.stmt
-            fixes.append(Fix("no_grad", f"Compute `{stale.what}` under `torch.no_grad()` (line {stmt.lineno})",
-                             (("stmt", locate(stmt, stale.path)),), preferred=True))
-            if stmt.value is not None and not isinstance(stmt, ast.AugAssign):
-                fixes.append(Fix("detach", f"Detach `{stale.what}` where it is computed: `.detach()`",
-                                 (("expr", locate(stmt.value, stale.path)),)))
-        elif stale.old:
-            entry = value.via.get(stale) if isinstance(value, Tensor) else None
-            loop = stale.old
-            if (here(entry, reuse.module.path) and isinstance(entry, (ast.Name, ast.Attribute))
-                    and isinstance(loop, (ast.For, ast.While)) and _within(entry, loop)):
-                name = ast.unparse(entry)
-                stmt = (f"{name} = tuple(t.detach() for t in {name})" if isinstance(reuse.carried, Tup)
-                        else f"{name} = {name}.detach()")
-                fixes.append(Fix("insert_before", f"Detach `{name}` at the start of each iteration: `{stmt}`",
-                                 (("before", locate(loop.body[0], main_path)),), preferred=True,
-                                 texts=(("statement", stmt),)))
-            if here(entry, reuse.module.path) and not isinstance(reuse.carried, Tup):
-                fixes.append(Fix("detach", f"Detach `{short(entry)}` carried over from the previous iteration",
-                                 (("expr", locate(entry, main_path)),), preferred=not fixes))
-        return fixes
     # another backward freed it
     if info.stepped:
-        if here(info.via, info.path):
+        if info.via is not None and info.path == main_path:
             fixes.append(Fix("detach", f"Detach `{short(info.via)}` in the graph of {short(info.call)} "
                                        "(parameters are updated in between, so retain_graph=True would not help)",
                              (("expr", locate(info.via, info.path)),), preferred=True))
@@ -122,10 +96,85 @@ def _fixes(reuse, locate, main_path, parents) -> list:
             fixes.append(Fix("sum_losses", f"Backward once on `{a} + {b}`",
                              (("first", locate(first_stmt, main_path)), ("second", locate(second, main_path))),
                              preferred=True, texts=(("first_loss", a), ("second_loss", b))))
-    if info.path == main_path:
-        fixes.append(Fix("retain_graph", f"Keep the graph for the later backward: `retain_graph=True` in {short(first)}",
-                         (("call0", locate(first, main_path)),), preferred=not fixes))
+    if info.path == main_path and reuse.code == "GG101":
+        fixes.append(_retain(first, locate, main_path, preferred=not fixes))
     return fixes
+
+
+def _stale_fixes(reuse, locate, main_path, parents, trained_roots) -> list:
+    """The same backward call met the graph freed in an earlier iteration."""
+    stale, info, node, value = reuse.stale, reuse.info, reuse.node, reuse.value
+    fixes: list[Fix] = []
+    in_main = reuse.module.path == main_path
+    loop = _enclosing_loop(node, parents) if in_main else None
+    if isinstance(stale.old, ast.AST) and in_main and _within(node, stale.old):
+        return _carried_fixes(reuse, locate, main_path)
+    hits = set(reuse.hits)
+    # Does this iteration build graph of its own? If not, the backwards share one graph
+    # (e.g. a loop over prebuilt losses) and cutting it would cut the gradient itself.
+    rebuilt = loop is None or any(_within(s.stmt, loop) for s in value.segs - hits if s.path == main_path)
+    stmt = stale.stmt
+    own = isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value) == stale.what
+    chain = _chain_before(loop, hits, main_path) if loop is not None else []
+    if stale.roots & trained_roots and chain and (rebuilt or own):
+        # built from parameters being trained: the user wants its gradient, every iteration
+        fixes.append(Fix("insert_before", f"Recompute `{stale.what}` in every iteration",
+                         (("before", locate(loop.body[0], main_path)),), preferred=True,
+                         texts=(("statement", "\n".join(ast.unparse(s) for s in chain)),)))
+    if rebuilt and stale.path == main_path and isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        fixes.append(Fix("no_grad", f"Compute `{stale.what}` under `torch.no_grad()` (line {stmt.lineno})",
+                         (("stmt", locate(stmt, stale.path)),), preferred=not fixes))
+        if stmt.value is not None:
+            fixes.append(Fix("detach", f"Detach `{stale.what}` where it is computed: `.detach()`",
+                             (("expr", locate(stmt.value, stale.path)),)))
+    if not rebuilt and not fixes and not info.stepped and in_main and reuse.code == "GG101":
+        fixes.append(_retain(node, locate, main_path, preferred=True))
+    return fixes
+
+
+def _carried_fixes(reuse, locate, main_path) -> list:
+    """State carried from iteration to iteration of the loop around the backward."""
+    stale, value = reuse.stale, reuse.value
+    entry = value.via.get(stale) if isinstance(value, Tensor) else None
+    if entry is None:
+        return []
+    fixes = []
+    loop = stale.old
+    if isinstance(entry, (ast.Name, ast.Attribute)) and isinstance(loop, (ast.For, ast.While)) \
+            and _within(entry, loop):
+        name = ast.unparse(entry)
+        stmt = (f"{name} = tuple(t.detach() for t in {name})" if isinstance(reuse.carried, Tup)
+                else f"{name} = {name}.detach()")
+        fixes.append(Fix("insert_before", f"Detach `{name}` at the start of each iteration: `{stmt}`",
+                         (("before", locate(loop.body[0], main_path)),), preferred=True,
+                         texts=(("statement", stmt),)))
+    if not isinstance(reuse.carried, Tup):
+        fixes.append(Fix("detach", f"Detach `{short(entry)}` carried over from the previous iteration",
+                         (("expr", locate(entry, main_path)),), preferred=not fixes))
+    return fixes
+
+
+def _chain_before(loop, segs, main_path) -> list:
+    """The assignments before ``loop`` that built these segments, in order (to recompute them)."""
+    stmts = {id(s.stmt): s.stmt for s in segs
+             if s.path == main_path and isinstance(s.stmt, (ast.Assign, ast.AnnAssign))
+             and s.stmt.end_lineno < loop.lineno}
+    return sorted(stmts.values(), key=lambda s: (s.lineno, s.col_offset))
+
+
+def _retain(call, locate, main_path, preferred) -> Fix:
+    return Fix("retain_graph", f"Keep the graph for the later backward: `retain_graph=True` in {short(call)}",
+               (("call0", locate(call, main_path)),), preferred=preferred)
+
+
+def _enclosing_loop(node, parents):
+    """The innermost loop around ``node`` within its function."""
+    cur = parents.parent(node)
+    while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(cur, (ast.For, ast.While, ast.AsyncFor)):
+            return cur
+        cur = parents.parent(cur)
+    return None
 
 
 def _line(loc, main_path: str) -> str:

@@ -85,6 +85,8 @@ class Engine:
         self.executed = 0
         self.collect_facts = True  # hover facts cost time; the CLI does not need them
         self.summaries: set = set()  # segments built by comprehensions: one per element
+        self.trained: set = set()  # roots an optimizer updates
+        self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
 
     # ----------------------------------------------------------------- modules
     def run_module(self, module, globals_: dict) -> Optional[State]:
@@ -154,6 +156,7 @@ class Engine:
         value = self.ev(node.value, st)
         if type(cur) is Tensor and cur.leaf and cur.grad == YES:
             st.mark_stepped()  # in-place update of a parameter, e.g. manual SGD
+            self.trained |= cur.roots
         result = self.binop(node, type(node.op).__name__, (cur, node.target), (value, node.value), st)
         self.assign(node.target, result, st)
         return st
@@ -271,7 +274,7 @@ class Engine:
         (including what inner loops already aged), so the next iteration builds afresh."""
         if st is None:
             return None
-        mapping = {s: self.old_of(s, loop) for s in self.created[-1] if s.old is not loop}
+        mapping = {s: self.old_of(s, loop) for s in sorted(self.created[-1], key=_uid) if s.old is not loop}
         self.created[-1].update(mapping.values())
         return Ager(mapping).apply(st) if mapping else st
 
@@ -582,8 +585,16 @@ class Engine:
     def e_Tuple(self, node, st):
         return Tup(self.ev(e, st) for e in node.elts)
 
+    def allocate(self, oid, st: State) -> None:
+        """A fresh object at an allocation site: forget what the previous one held."""
+        if oid in self.allocated:
+            for key in [k for k in st.heap if k[0] == oid]:
+                del st.heap[key]
+        self.allocated.add(oid)
+
     def e_List(self, node, st):
         box = Box((node, self.frame.ctx), "list")
+        self.allocate(box.oid, st)
         elem = None
         values = []
         for e in node.elts:
@@ -600,6 +611,7 @@ class Engine:
 
     def e_Dict(self, node, st):
         box = Box((node, self.frame.ctx), "dict")
+        self.allocate(box.oid, st)
         elem = None
         for k, v in zip(node.keys, node.values):
             key = self.ev(k, st) if k is not None else None
@@ -832,6 +844,7 @@ class Engine:
 
     def instantiate(self, cls: Class, args, kwargs, node, st) -> Val:
         obj = Obj((node, self.frame.ctx), cls)
+        self.allocate(obj.oid, st)
         init = cls.lookup("__init__")
         if type(init) is Func:
             self.invoke(init, [obj] + [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()},
@@ -960,6 +973,28 @@ class Engine:
         roots = self.module_roots(module, st, 0)
         return Tensor(YES, True, roots=frozenset(roots)) if roots else Tensor()
 
+    def roots_of(self, v: Val, st: State, depth: int) -> set:
+        """The parameters in an optimizer's ``params``: tensors, modules' parameters, lists,
+        parameter-group dicts."""
+        t = type(v)
+        if t is Tensor:
+            return set(v.roots)
+        if t in (Layer, Obj):
+            return self.module_roots(v, st, 0)
+        if depth > 3:
+            return set()
+        if t is Box:
+            out = self.roots_of(st.heap.get((v.oid, "*"), UNKNOWN), st, depth + 1)
+            for (oid, key), item in st.heap.items():
+                if oid == v.oid and isinstance(key, tuple):
+                    out |= self.roots_of(item, st, depth + 1)
+            return out
+        if t is Tup:
+            return set().union(*(self.roots_of(x, st, depth + 1) for x in v.items)) if v.items else set()
+        if t is Iter:
+            return self.roots_of(v.elem, st, depth + 1) if v.gen is None and v.wrap is None else set()
+        return set()
+
     def module_roots(self, module: Val, st: State, depth: int) -> set:
         if type(module) is Layer:
             roots = {module.root} if module.root is not None else set()
@@ -1049,7 +1084,9 @@ class Engine:
             return Layer(qual, {"params": False, "saves": False}, None, tuple(children))
         if qual.startswith(api.OPTIMIZER_PREFIXES) and qual.rsplit(".", 1)[-1][:1].isupper() \
                 and "lr_scheduler" not in qual:
-            return Optim(qual, args[0][0] if args else UNKNOWN)
+            params = args[0][0] if args else kwargs.get("params", (UNKNOWN, None))[0]
+            self.trained |= self.roots_of(params, st, 0)
+            return Optim(qual, params)
         backward = api.BACKWARD_CALLS.get(qual)
         if backward is not None:
             return self.backward(node, backward, args[backward["tensors"]][0] if args else UNKNOWN,
@@ -1092,6 +1129,7 @@ class Engine:
         if api.is_in_place_method(name):
             if t.leaf and t.grad == YES:
                 st.mark_stepped()
+                self.trained |= t.roots
             return t
         if name in ("register_hook", "retain_grad", "zero_"):
             return NONE
@@ -1155,7 +1193,7 @@ class Engine:
         seg = self.segs.get(key)
         if seg is None:
             stmt, path = self.naming_statement()
-            seg = Seg(site, self.frame.ctx, None, saves, path, stmt, roots, len(self.segs))
+            seg = Seg(site, self.frame.ctx, None, saves, path, stmt, roots, len(self.segs), len(self.segs))
             self.segs[key] = seg
         elif roots - seg.roots:
             seg.roots = seg.roots | roots
@@ -1193,7 +1231,7 @@ class Engine:
         key = (seg.site, seg.ctx, loop)
         old = self.segs.get(key)
         if old is None:
-            old = Seg(seg.site, seg.ctx, loop, seg.saves, seg.path, seg.stmt, seg.roots, seg.order)
+            old = Seg(seg.site, seg.ctx, loop, seg.saves, seg.path, seg.stmt, seg.roots, seg.order, len(self.segs))
             old.current = seg.current or seg
             self.segs[key] = old
         return old
@@ -1247,7 +1285,7 @@ class Engine:
             code, pool, exact = "GG101", unknown, False
         else:
             code, pool = "GG102", hits
-        stale = max(pool, key=lambda s: (s.order, not s.old))
+        stale = max(pool, key=lambda s: (s.order, not s.old, s.uid))
         if code == "GG101" and exact:
             self.killed = True  # torch raises here: nothing after it runs on this path
         if self.reporting:
@@ -1326,6 +1364,11 @@ def _basic_index(node, value) -> bool:
 
 
 _ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+
+
+def _uid(seg: Seg) -> int:
+    return seg.uid
+
 _FOLDABLE = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul,
              "FloorDiv": operator.floordiv, "Mod": operator.mod}
 

@@ -5,6 +5,7 @@ Location into a URI (or None where no link is possible, e.g. notebook cells).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable, Optional, Sequence, Union
 
@@ -18,6 +19,7 @@ _REPO_ROOT = Path(__file__).resolve().parents[2]
 MAX_ITEMS = 5  # longer chains are cut: a hover must stay short
 
 Linker = Callable[[Location], Optional[str]]
+_ORIGIN_RE = re.compile(r"^(.*) \(line (\d+)\)$")
 
 TEXT = {
     "en": {
@@ -26,14 +28,15 @@ TEXT = {
         "maybe": "maybe", "leaf": "leaf", "non_leaf": "non-leaf",
         "origin": "Graph from {origins}, built by:",
         "saves": "saves tensors", "saves_none": "saves no tensors",
-        "freed": "**Freed here** by {calls}: another backward through it raises.",
+        "freed": "**Freed here** by the backward on {calls}: another backward through it raises.",
         "not_freed": "Graph not freed here.",
         "no_grad": "No graph: backward never reaches it.",
         "more": "… and {n} more",
         "bw_frees": "Frees the saved tensors of:", "bw_retains": "Keeps the graph (`retain_graph=True`).",
         "bw_frees_nothing": "Frees no saved tensors of a graph used again.",
-        "bw_reused": "Walked again by {calls}.",
-        "bw_needed": "`retain_graph=True` is needed here unless the graph is rebuilt, detached or the losses are summed.",
+        "bw_reused": "The backward on {calls} walks it again.",
+        "bw_needed": "That later backward raises unless this graph is rebuilt, detached or kept "
+                     "(`retain_graph=True`); the quick fixes say which fits.",
         "bw_not_needed": "`retain_graph=True` is not needed here (it only keeps memory alive).",
         "rule_fix": "How to fix: {fix}", "docs": "Documentation",
     },
@@ -43,14 +46,15 @@ TEXT = {
         "maybe": "可能", "leaf": "叶子节点", "non_leaf": "非叶子节点",
         "origin": "计算图源自 {origins}，构建步骤：",
         "saves": "保存张量", "saves_none": "不保存张量",
-        "freed": "**此处计算图已被释放**（{calls}）：再次对其 backward 会报错。",
+        "freed": "**此处计算图已被释放**（{calls}的 backward）：再次对其 backward 会报错。",
         "not_freed": "此处计算图尚未释放。",
         "no_grad": "没有计算图：backward 不会经过它。",
         "more": "……另有 {n} 处",
         "bw_frees": "释放以下步骤保存的张量：", "bw_retains": "保留计算图（`retain_graph=True`）。",
         "bw_frees_nothing": "没有释放之后还会用到的计算图。",
-        "bw_reused": "之后 {calls} 会再次经过它。",
-        "bw_needed": "此处需要 `retain_graph=True`，除非重新构建计算图、使用 detach 或把损失相加后只调用一次 backward。",
+        "bw_reused": "之后{calls}的 backward 会再次经过它。",
+        "bw_needed": "除非重新构建、detach 或保留（`retain_graph=True`）这个计算图，之后的 backward 会报错；"
+                     "快速修复会给出合适的做法。",
         "bw_not_needed": "此处不需要 `retain_graph=True`（只会多占内存）。",
         "rule_fix": "修复方法：{fix}", "docs": "文档",
     },
@@ -120,6 +124,13 @@ class _Writer:
         saves = {True: f" ({self.t['saves']})", False: f" ({self.t['saves_none']})"}.get(step.saves, "")
         return f"{self.where(step.location)} {self.code(step.text)}{saves}"
 
+    def origin(self, origin: str) -> str:
+        """``"w (line 8)"`` from the engine -> the name as code, the line in this locale."""
+        match = _ORIGIN_RE.match(origin)
+        if not match:
+            return self.code(origin)
+        return f"{self.code(match.group(1))} ({self.t['line'].format(line=match.group(2))})"
+
     def places(self, locs: Sequence[Location]) -> str:
         sep = "、" if self.locale == "zh-cn" else ", "
         return sep.join(self.where(loc) for loc in locs[:MAX_ITEMS])
@@ -135,8 +146,9 @@ def tensor_hover(fact: TensorFact, locale: str = "en", markdown: bool = True,
         lines += ["", t["no_grad"]]
         return "\n".join(lines)
     if fact.chain:
-        origins = ", ".join(fact.origins) or "?"
-        lines += ["", t["origin"].format(origins=w.code(origins) if len(fact.origins) == 1 else origins)]
+        sep = "、" if locale == "zh-cn" else ", "
+        origins = sep.join(w.origin(o) for o in fact.origins) or "?"
+        lines += ["", t["origin"].format(origins=origins)]
         lines += w.bullets([w.step(s) for s in fact.chain])
     lines += ["", w.plain(t["freed"].format(calls=w.places(fact.freed_by)) if fact.freed_by
                           else t["not_freed"])]

@@ -115,14 +115,12 @@ class Ager:
     """Turns the current segments built during one loop iteration into old ones."""
 
     def __init__(self, mapping: dict):
-        self.mapping = mapping  # current Seg -> old Seg
-        self.seen_old: set = set()
+        self.mapping = mapping  # Seg -> the old Seg it becomes
+        self.live: set = set()  # segments some value still depends on
 
     def tensor(self, t: Tensor) -> Tensor:
         m = self.mapping
-        for s in t.segs:
-            if s.old and s in self.seen_old_candidates:
-                self.seen_old.add(s)
+        self.live.update(t.segs)
         if not any(s in m for s in t.segs):
             return t
         via = {m.get(s, s): n for s, n in t.via.items()}
@@ -140,18 +138,22 @@ class Ager:
         return v
 
     def apply(self, st: State) -> State:
-        self.seen_old_candidates = set(self.mapping.values())
         out = st.copy()
         for d in (out.globals, out.heap) + (() if out.locals is None else (out.locals,)):
             for k, v in d.items():
                 if type(v) in (Tensor, Tup, Iter):
                     d[k] = self.value(v)
+        groups: dict = {}
+        for cur, old in self.mapping.items():
+            groups.setdefault(old, []).append(cur)
         for freed in (out.freed, out.wfreed):
-            for cur, old in self.mapping.items():
-                fi = freed.pop(cur, None)
-                if old in freed:
-                    if fi is None:
-                        del freed[old]  # some execution of the site is still alive
-                elif fi is not None and old not in self.seen_old:
-                    freed[old] = fi
+            for old, curs in groups.items():
+                # the old segment is freed iff every execution it now stands for is
+                sources = [s for s in curs + [old] if s in freed or s in self.live]
+                infos = [freed.pop(c, None) for c in curs]
+                status = [freed.get(s) if s is old else infos[curs.index(s)] for s in sources]
+                if sources and all(i is not None for i in status):
+                    freed[old] = status[0]
+                else:
+                    freed.pop(old, None)
         return out

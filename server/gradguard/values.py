@@ -37,9 +37,9 @@ class Root:
 class Seg:
     """A graph segment: the backward node(s) built by one op site in one context."""
 
-    __slots__ = ("site", "ctx", "old", "saves", "path", "stmt", "roots", "order", "current")
+    __slots__ = ("site", "ctx", "old", "saves", "path", "stmt", "roots", "order", "current", "uid")
 
-    def __init__(self, site, ctx, old, saves, path, stmt, roots, order):
+    def __init__(self, site, ctx, old, saves, path, stmt, roots, order, uid):
         self.site: ast.AST = site
         self.ctx: tuple = ctx
         self.old: bool = old
@@ -49,6 +49,10 @@ class Seg:
         self.roots: frozenset = roots
         self.order: int = order
         self.current: Optional["Seg"] = None  # for an old segment: its current counterpart
+        self.uid = uid  # creation rank: hashing by it keeps set order, and so results, stable
+
+    def __hash__(self):
+        return self.uid
 
     @property
     def what(self) -> str:
