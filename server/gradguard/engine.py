@@ -242,10 +242,11 @@ class Engine:
             out = step(s.copy(), first)
             return join_states([out] + ctx.continues)
 
-        head = self.age(iterate(st, True), key)
-        if head is not None:
-            head = self.age(iterate(head, False), key)
-        for _ in range(MAX_LOOP_PASSES):
+        first = self.age(iterate(st, True), key)
+        head = self.age(iterate(first, False), key) if first is not None else None
+        # iteration 2 left the state iteration 1 did: later iterations repeat it
+        settled = head is not None and head.same(first)
+        for _ in range(0 if settled else MAX_LOOP_PASSES):
             if head is None:
                 break
             snapshot = self.snapshot() if self.reporting else None
@@ -357,7 +358,8 @@ class Engine:
         a = node.args
         defaults = [self.ev(d, st) for d in a.defaults]
         kw_defaults = {arg.arg: self.ev(d, st) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
-        fn = Func(node, self.frame.module, (defaults, kw_defaults), _is_generator(node), grad_mode)
+        fn = Func(node, self.frame.module, (defaults, kw_defaults),
+                  _is_generator(node, self.frame.module.source_of(node)), grad_mode)
         st.bind(node.name, fn)
         return st
 
@@ -716,8 +718,13 @@ class Engine:
         return self.ev(node.value, st)
 
     def e_JoinedStr(self, node, st):
-        self.ev_children(node, st)
-        return Const("")
+        return Const("")  # formatting a value never changes a graph
+
+    def e_Slice(self, node, st):
+        for part in (node.lower, node.upper, node.step):
+            if part is not None:
+                self.ev(part, st)
+        return UNKNOWN
 
     # ----------------------------------------------------------------- attributes
     def attr(self, recv: Val, name: str, st: State, node) -> Val:
@@ -1412,7 +1419,9 @@ def _merge_via(ts) -> dict:
     return via
 
 
-def _is_generator(fn) -> bool:
+def _is_generator(fn, text: str) -> bool:
+    if "yield" not in text:  # the common case, decided without walking the body
+        return False
     stack = list(fn.body)
     while stack:
         node = stack.pop()

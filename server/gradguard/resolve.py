@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import os
-from pathlib import Path
 from typing import Optional
 
 from .sources import SourceError, parse, read_python
@@ -19,6 +18,19 @@ class ModuleInfo:
     def __init__(self, path: str, name: str, text: str, tree: ast.Module):
         self.path, self.name, self.text, self.tree = path, name, text, tree
         self.env: dict = {}
+        self._line_starts: Optional[list] = None
+
+    def source_of(self, node) -> str:
+        """The raw text of the lines a node spans (cheap: no re-parse, no walk)."""
+        if self._line_starts is None:
+            starts, pos = [0], 0
+            for line in self.text.split("\n"):
+                pos += len(line) + 1
+                starts.append(pos)
+            self._line_starts = starts
+        starts = self._line_starts
+        end = min(node.end_lineno, len(starts) - 1)
+        return self.text[starts[node.lineno - 1]:starts[end]]
 
 
 class Project:
@@ -30,6 +42,7 @@ class Project:
         self.modules: dict[str, Optional[ModuleInfo]] = {}
         self.overlay = overlay or {}  # path -> unsaved text (editor buffers)
         self._jedi_project = None
+        self._found: dict = {}
 
     def load(self, dotted: str, level: int, importer: ModuleInfo, engine) -> Optional[ModuleInfo]:
         path = self.find(dotted, level, importer)
@@ -52,15 +65,22 @@ class Project:
         return module
 
     def find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
+        key = (dotted, level, os.path.dirname(importer.path))
+        if key not in self._found:
+            self._found[key] = self._find(dotted, level, importer)
+        return self._found[key]
+
+    def _find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
         parts = [p for p in dotted.split(".") if p]
         if level > 0:
-            base = Path(importer.path).parent
+            base = os.path.dirname(importer.path)
             for _ in range(level - 1):
-                base = base.parent
+                base = os.path.dirname(base)
             return _module_file(base, parts)
-        importer_dir = Path(importer.path).parent
-        roots = [importer_dir] + [Path(r) for r in self.search_roots if Path(r) != importer_dir]
-        candidates = [r for r in roots if parts and ((r / parts[0]).is_dir() or (r / (parts[0] + ".py")).is_file())]
+        importer_dir = os.path.dirname(importer.path)
+        roots = [importer_dir] + [r for r in self.search_roots if r != importer_dir]
+        candidates = [r for r in roots if parts and (os.path.isdir(os.path.join(r, parts[0]))
+                                                     or os.path.isfile(os.path.join(r, parts[0] + ".py")))]
         if not candidates:
             return None  # not one of the project's modules: stdlib or third party
         for r in candidates:
@@ -88,12 +108,12 @@ class Project:
         return None
 
 
-def _module_file(base: Path, parts: list) -> Optional[str]:
-    target = base.joinpath(*parts) if parts else base
-    if target.with_suffix(".py").is_file() and parts:
-        return str(target.with_suffix(".py"))
-    if (target / "__init__.py").is_file():
-        return str(target / "__init__.py")
+def _module_file(base: str, parts: list) -> Optional[str]:
+    target = os.path.join(base, *parts)
+    if parts and os.path.isfile(target + ".py"):
+        return target + ".py"
+    if os.path.isfile(os.path.join(target, "__init__.py")):
+        return os.path.join(target, "__init__.py")
     return None
 
 

@@ -77,12 +77,16 @@ class State:
 
 
 def _join_dicts(a: dict, b: dict) -> dict:
-    if a is b:
-        return a
+    """A new dict holding the join of both (never one of the arguments)."""
     out = dict(a)
+    if a is b:
+        return out
     for k, v in b.items():
         mine = out.get(k)
-        out[k] = v if mine is None else join(mine, v)
+        if mine is None:
+            out[k] = v
+        elif mine is not v:
+            out[k] = join(mine, v)
     return out
 
 
@@ -107,8 +111,7 @@ def join_states(states) -> Optional[State]:
             wfreed = {seg: fi for seg, fi in wfreed.items() if seg in s.wfreed or seg in s.freed}
         if grad != s.grad:
             grad = None
-    return State(None if locals_ is None else dict(locals_), dict(globals_), dict(heap), dict(freed),
-                 grad, dict(wfreed))
+    return State(locals_, globals_, heap, dict(freed), grad, dict(wfreed))
 
 
 class Ager:

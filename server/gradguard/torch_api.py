@@ -77,7 +77,8 @@ FUNCTIONS = {
     "torch.as_tensor": False, "torch.asarray": False,
     # Legacy constructors given a tensor return an alias that keeps its graph (AliasBackward0).
     "torch.Tensor": False, "torch.FloatTensor": False,
-    "torch.nn.functional.pad": False,  # mode="constant" (default); reflect/replicate/circular save the input (True)
+    # pad: mode="constant" (the default); reflect/replicate/circular save the input (True).
+    "torch.nn.functional.pad": False,
     # interpolate nearest/bilinear/bicubic save only sizes; mode="area" is adaptive_avg_pool (True).
     "torch.nn.functional.interpolate": False,
     "torch.nn.functional.pixel_shuffle": False,
@@ -218,8 +219,9 @@ DETACH_IN_PLACE = frozenset({"detach_"})
 REQUIRES_GRAD_SETTER = "requires_grad_"
 
 # Calls that run backward and free the graph they walk unless retain_graph/create_graph is true.
-#   arg: position of the tensor(s) whose graph is walked; None means the receiver (t.backward()).
-#   retain_pos: positional index of retain_graph, if any.
+#   tensors: position of the tensor(s) whose graph is walked; None means the receiver (t.backward()).
+#   retain_pos / create_pos: positional index of retain_graph / create_graph.
+#   returns: "grads" when the call returns the gradients (a tuple, one per input); else None.
 # (positions count the arguments after the receiver: t.backward(gradient, retain_graph,
 # create_graph); create_graph=True also retains the graph: retain_graph defaults to create_graph.)
 BACKWARD_CALLS = {
@@ -250,10 +252,11 @@ GRAD_MODE = {
 
 # nn.Module classes: has trainable parameters, whether its forward saves tensors, what it returns
 # ("tensor" or "output_and_hidden" for recurrent layers).
-# "returns" absent means "tensor"; "tuple" is a plain tuple of tensors (LSTMCell's (h, c),
-# MultiheadAttention's (output, weights)). "params" is for the default constructor arguments
-# (affine=False / elementwise_affine=False / bias-only changes are noted where they matter).
-# "saves" is for the default train() mode.
+#   returns: absent means "tensor"; "output_and_hidden" is (output, h) (RNN, GRU);
+#     "output_and_hidden_pair" is (output, (h, c)) (LSTM); "tuple" is a plain tuple of tensors
+#     (LSTMCell's (h, c), MultiheadAttention's (output, weights)).
+#   params: for the default constructor arguments (affine=False etc. noted where they matter).
+#   saves: for the default train() mode.
 MODULES = {
     "torch.nn.Linear": {"params": True, "saves": True},  # bias=False too (mm saves input and weight)
     "torch.nn.Bilinear": {"params": True, "saves": True},
@@ -387,7 +390,9 @@ COPIES = frozenset({"copy.deepcopy"})
 RESULT_FIELDS = {"values": True, "indices": False}
 
 # Modules that only hold other modules: iterating one yields its children.
-MODULE_HOLDERS = frozenset({"torch.nn.ModuleList", "torch.nn.ModuleDict"})
+# NOT ModuleDict: iterating it yields its *keys* (strings); its .values() yields the children.
+# (Holders have no forward: calling one raises NotImplementedError.)
+MODULE_HOLDERS = frozenset({"torch.nn.ModuleList"})
 
 # Optimizers whose step(closure) evaluates the closure more than once (so a loss built outside
 # the closure is backwarded again).
