@@ -236,6 +236,9 @@ def _run(text, tree, path, root, cells, facts, overlay) -> Analysis:
     project.modules[path] = main
     engine = Engine(project)
     engine.collect_facts = facts
+    if not facts and not _may_free(main, project, set()):
+        # no backward can run from here: nothing to report, and no hover was asked for
+        return Analysis(path, [], None, None, main)
     end = engine.run_module(main, main.env)
     _run_uncalled(engine, main, end)
     positions = Positions(project, main, cells)
@@ -249,20 +252,90 @@ def _run(text, tree, path, root, cells, facts, overlay) -> Analysis:
     return Analysis(path, findings, engine if facts else None, positions, main)
 
 
+FREE_WORDS = ("backward", "autograd")  # every freeing call's text has one of these
+
+
+def _mentions_free(text: str) -> bool:
+    return any(word in text for word in FREE_WORDS)
+
+
+def _may_free(module: ModuleInfo, project: Project, seen: set) -> bool:
+    """Whether a backward can run from this module: its own text, or a project module it
+    imports, mentions one. Decided on the text and the import statements, without analysis."""
+    if _mentions_free(module.text):
+        return True
+    seen.add(module.path)
+    for node in module.tree.body:
+        names = []
+        if isinstance(node, ast.Import):
+            names = [(a.name, 0) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            names = [(base, node.level)] + [(f"{base}.{a.name}" if base else a.name, node.level) for a in node.names]
+        for dotted, level in names:
+            found = project.find(dotted, level, module)
+            if found is None or found in seen:
+                continue
+            seen.add(found)
+            try:
+                text = project.overlay.get(found) or read_python(found)
+            except SourceError:
+                continue
+            if _mentions_free(text):
+                return True
+            try:
+                imported = ModuleInfo(found, dotted, text, parse(text, found))
+            except SourceError:
+                continue
+            if _may_free(imported, project, seen):
+                return True
+    return False
+
+
 def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State]) -> None:
-    """Functions and methods no analysed code called are analysed with unknown arguments."""
+    """Functions and methods no analysed code called are analysed with unknown arguments,
+    those that can reach a backward (their text, or a function they name, mentions one)."""
     if end is None:
         return
+    funcs = []
     for value in list(end.globals.values()):
-        funcs = []
         if type(value) is Func and value.module is main:
             funcs.append(value)
         elif type(value) is Class and value.module is main:
             funcs.extend(v for v in value.attrs.values() if type(v) is Func)
-        for fn in funcs:
-            if fn.node not in engine.called:
+    relevant = _reaching_free(funcs, main, engine.project)
+    for fn in funcs:
+        if fn.node not in engine.called and fn in relevant:
                 st = State(None, dict(end.globals), dict(end.heap), {}, True)
                 engine.run_entry(main, fn, st)
+
+
+def _reaching_free(funcs: list, main: ModuleInfo, project: Project) -> set:
+    """The functions whose text mentions a backward, or names one that does, or names
+    something imported from the project's own modules."""
+    texts = {fn: main.source_of(fn.node) for fn in funcs}
+    names = set(_project_imports(main, project))
+    relevant = {fn for fn, text in texts.items() if _mentions_free(text)}
+    changed = True
+    while changed:
+        changed = False
+        names |= {fn.node.name for fn in relevant}
+        for fn, text in texts.items():
+            if fn not in relevant and any(name in text for name in names):
+                relevant.add(fn)
+                changed = True
+    return relevant
+
+
+def _project_imports(module: ModuleInfo, project: Project):
+    for node in module.tree.body:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if project.find(a.name, 0, module) is not None:
+                    yield a.asname or a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and (node.level or node.module):
+            if project.find(node.module or "", node.level, module) is not None or node.level:
+                yield from (a.asname or a.name for a in node.names)
 
 
 def _suppressed(finding: Finding, positions: Positions) -> bool:

@@ -154,7 +154,7 @@ def _replace(src: _Source, span, text: str) -> Edit:
     return Edit(src.cell, l0, c0, l1, c1, text)
 
 
-# --- the four fix kinds ------------------------------------------------------------------------
+# --- the fix kinds ------------------------------------------------------------------------
 
 def _retain_graph(srcs, fix: Fix) -> list[Edit]:
     edits = []
@@ -296,6 +296,15 @@ def _no_grad(srcs, fix: Fix) -> list[Edit]:
     return edits
 
 
+def _insert_before(srcs, fix: Fix) -> list[Edit]:
+    loc = fix.target("before")
+    src = _source_for(srcs, loc)
+    _statement_line(src, loc)  # it must start its own line
+    indent = src.line_text(loc.line)[: loc.column - 1]
+    lines = fix.text("statement").splitlines()
+    return [_insert(src, (loc.line, 1), "".join(f"{indent}{line}{src.newline}" for line in lines))]
+
+
 _TIGHTER_THAN_ADD = (cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.MatrixMultiply,
                      cst.Power)
 
@@ -343,7 +352,7 @@ def _offset(src: _Source, pos: tuple[int, int]) -> int:
 
 
 _KINDS = {"retain_graph": _retain_graph, "detach": _detach, "no_grad": _no_grad,
-          "sum_losses": _sum_losses}
+          "sum_losses": _sum_losses, "insert_before": _insert_before}
 
 
 # --- public API --------------------------------------------------------------------------------

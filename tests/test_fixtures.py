@@ -1,0 +1,203 @@
+"""The fixture corpus (tests/fixtures) and the demo programs (demo/), checked two ways.
+
+* ``test_oracle``: real torch decides. The program raises "Trying to backward through the graph a
+  second time" exactly on the line marked ``# expect: GG101`` (and a program without such a mark
+  runs clean); the backward calls that re-run an already freed graph without raising are exactly
+  the lines marked ``# expect: GG102``. See tests/oracle.py.
+* ``test_analyzer``: GradGuard, which never runs the code, reports exactly the marked
+  (file, line, code) triples for GG101/GG102, and every GG101 points at where the graph was built
+  and at the backward that freed it.
+
+A fixture is ``<topic>_bug.py`` / ``<topic>_ok.py`` or a directory ``<topic>_bug/`` with an entry
+``main.py`` (its directory comes first on sys.path); expectations are trailing comments
+``# expect: GG101`` / ``# expect: GG102`` in any of its files.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+FIXTURES = TESTS / "fixtures"
+DEMO = REPO / "demo"
+ORACLE = TESTS / "oracle.py"
+
+CODES = ("GG101", "GG102")
+EXPECT = re.compile(r"#\s*expect:\s*(.*)$")
+CODE = re.compile(r"\bGG\d{3}\b")
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str  # "fixtures/<name>" or "demo/<name>"
+    path: Path  # the .py file or the fixture directory
+    root: Path  # directory that relative file names in expectations refer to
+
+    @property
+    def is_dir(self) -> bool:
+        return self.path.is_dir()
+
+    @property
+    def entry(self) -> Path:
+        return self.path / "main.py" if self.is_dir else self.path
+
+    @property
+    def files(self) -> list[Path]:
+        if self.is_dir:
+            return sorted(p for p in self.path.rglob("*.py") if "__pycache__" not in p.parts)
+        return [self.path]
+
+    def rel(self, file: Path) -> str:
+        return os.path.relpath(file, self.root).replace(os.sep, "/")
+
+
+def discover(base: Path) -> list[Case]:
+    if not base.is_dir():
+        return []
+    cases = []
+    for p in sorted(base.iterdir()):
+        if p.name.startswith((".", "_")):
+            continue
+        if p.is_dir() and (p / "main.py").is_file():
+            cases.append(Case(f"{base.name}/{p.name}", p, p))
+        elif p.is_file() and p.suffix == ".py":
+            cases.append(Case(f"{base.name}/{p.name}", p, p.parent))
+    return cases
+
+
+CASES = discover(FIXTURES) + discover(DEMO)
+
+
+def expectations(case: Case) -> set[tuple[str, int, str]]:
+    """(file, line, code) for every ``# expect:`` comment in the case's files (real comments only)."""
+    found = set()
+    for file in case.files:
+        source = file.read_text(encoding="utf-8")
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type != tokenize.COMMENT:
+                continue
+            m = EXPECT.search(tok.string)
+            if not m:
+                continue
+            codes = CODE.findall(m.group(1))
+            assert codes, f"{file}:{tok.start[0]}: '# expect:' without a GGxxx code"
+            for code in codes:
+                assert code in CODES, f"{file}:{tok.start[0]}: unknown code {code}"
+                found.add((case.rel(file), tok.start[0], code))
+    return found
+
+
+def _by_code(expected: set[tuple[str, int, str]], code: str) -> set[tuple[str, int]]:
+    return {(f, line) for f, line, c in expected if c == code}
+
+
+# --------------------------------------------------------------------------------------------
+# the corpus itself
+
+
+def test_corpus_pairs():
+    """Every fixture topic comes as a buggy and a fixed variant; there are at least 45 pairs."""
+    fixtures = [c for c in CASES if c.id.startswith("fixtures/")]
+    names = {c.path.name.removesuffix(".py") for c in fixtures}
+    bugs = {n.removesuffix("_bug") for n in names if n.endswith("_bug")}
+    oks = {n.removesuffix("_ok") for n in names if n.endswith("_ok")}
+    stray = names - {t + "_bug" for t in bugs} - {t + "_ok" for t in oks}
+    assert not stray, f"fixtures not named <topic>_bug / <topic>_ok: {sorted(stray)}"
+    assert bugs == oks, f"unpaired topics: {sorted(bugs ^ oks)}"
+    assert len(bugs) >= 45
+    for seed in ("seed000", "seed001", "seed002", "seed003", "seed004"):
+        assert seed in bugs
+    for case in fixtures:
+        expected = expectations(case)
+        if case.path.name.removesuffix(".py").endswith("_ok"):
+            assert not expected, f"{case.id}: a fixed variant must be clean"
+        else:
+            assert expected, f"{case.id}: a buggy variant must mark at least one line"
+
+
+# --------------------------------------------------------------------------------------------
+# (a) ground truth: real torch
+
+
+@pytest.fixture(scope="session")
+def oracle_results(request) -> dict[str, dict]:
+    """Run (once per test session, in one subprocess) every case that an oracle test asks for."""
+    wanted = []
+    for item in request.session.items:
+        callspec = getattr(item, "callspec", None)
+        if item.originalname == "test_oracle" and callspec is not None:
+            wanted.append(callspec.params["case"])
+    wanted = list(dict.fromkeys(wanted)) or CASES
+    proc = subprocess.run(
+        [sys.executable, str(ORACLE), *(str(c.path) for c in wanted)],
+        capture_output=True, text=True, timeout=900, cwd=REPO,
+    )
+    assert proc.returncode == 0, f"oracle failed:\n{proc.stderr[-4000:]}"
+    raw = json.loads(proc.stdout)
+    return {str(Path(k).resolve()): v for k, v in raw.items()}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_oracle(case: Case, oracle_results):
+    result = oracle_results[str(case.path.resolve())]
+    expected = expectations(case)
+    raises = _by_code(expected, "GG101")
+    assert result["status"] != "error", (
+        f"fixture defect: {result.get('type')}: {result.get('message')} "
+        f"at {result.get('file')}:{result.get('line')}"
+    )
+    assert len(raises) <= 1, f"a program stops at its first error, yet {sorted(raises)} are marked GG101"
+    if raises:
+        assert result["status"] == "raised", f"marked GG101 at {sorted(raises)}, but torch ran clean"
+        assert {(result["file"], result["line"])} == raises, "torch raised on another line"
+    else:
+        assert result["status"] == "clean", f"torch raised at {result['file']}:{result['line']}"
+    rewalks = {(f, line) for f, line in result["rewalks"]}
+    assert rewalks == _by_code(expected, "GG102"), "GG102 marks differ from the freed graphs torch re-ran"
+
+
+# --------------------------------------------------------------------------------------------
+# (b) the analyzer
+
+
+def _finding_file(case: Case, analysed: Path, reported: str) -> Path:
+    p = Path(reported)
+    if p.is_absolute():
+        return p.resolve()
+    for base in (Path.cwd(), analysed.parent, case.root):
+        if (base / p).is_file():
+            return (base / p).resolve()
+    return analysed.resolve()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_analyzer(case: Case):
+    from gradguard import analyze_path
+
+    found = set()
+    gg101 = []
+    for file in case.files:
+        analysis = analyze_path(str(file))
+        for f in analysis.findings:
+            if f.code not in CODES:
+                continue
+            where = _finding_file(case, file, f.location.path)
+            found.add((case.rel(where), f.location.line, f.code))
+            if f.code == "GG101":
+                gg101.append(f)
+    assert found == expectations(case)
+    for f in gg101:
+        assert len(f.related) >= 2, (
+            f"GG101 at line {f.location.line} must point at where the graph was built and at the "
+            f"backward that freed it; related = {f.related}"
+        )

@@ -1,0 +1,1293 @@
+"""Every claim in ``gradguard/torch_api.py`` checked against the installed torch.
+
+The table is what the engine believes about torch; these tests keep it honest. Each table entry
+has an input recipe here (an entry without one fails), is run on inputs that require grad (a
+leaf, and a non-leaf made by ``clone()``, which saves nothing), its result's graph is walked by
+``backward()`` twice, and the second walk must raise "backward through the graph a second
+time" exactly when the table says ``saves: True``.
+
+Recipes may give several variants (e.g. ``x * y`` and ``x * 2``): every variant must agree with
+the table. Argument forms that behave differently from the table's usual case are pinned in
+SUBTLE_CASES, so the comments in the table cannot drift either.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import importlib
+import importlib.util
+import inspect
+import operator
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn as nn
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning",
+                                        "ignore::FutureWarning")
+
+
+def _load_table():
+    # Loaded from its file, not through ``import gradguard``: the table must be checkable on its
+    # own, whatever state the rest of the package (the engine) is in.
+    path = Path(__file__).resolve().parents[1] / "server" / "gradguard" / "torch_api.py"
+    spec = importlib.util.spec_from_file_location("_gradguard_torch_api_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+api = _load_table()
+
+SECOND_TIME = "backward through the graph a second time"
+NO_DERIVATIVE = "no_derivative"  # first backward already fails: "derivative for ... is not implemented"
+HAS_CUDA = torch.cuda.is_available()
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    torch.manual_seed(0)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    # the inputs are tiny: thread start-up would cost more than the ops
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def resolve(name: str):
+    """The object a fully qualified table name denotes (fails the test if there is none)."""
+    parts = name.split(".")
+    obj = importlib.import_module(parts[0])
+    for i, part in enumerate(parts[1:], 1):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            obj = importlib.import_module(".".join(parts[: i + 1]))
+    return obj
+
+
+class Inputs:
+    """Makes fresh tensors that require grad: leaves, or non-leaves (``leaf.clone()``)."""
+
+    def __init__(self, leaf: bool):
+        self.leaf = leaf
+
+    def _wrap(self, t: torch.Tensor) -> torch.Tensor:
+        t.requires_grad_()
+        return t if self.leaf else t.clone()  # CloneBackward0 saves no tensors
+
+    def __call__(self, *shape):
+        return self._wrap(torch.randn(*shape))
+
+    def pos(self, *shape):  # in [0.5, 1.5): for log, sqrt, division
+        return self._wrap(torch.rand(*shape) + 0.5)
+
+    def prob(self, *shape):  # in [0.1, 0.9): for binary cross entropy
+        return self._wrap(torch.rand(*shape) * 0.8 + 0.1)
+
+    def cplx(self, *shape):
+        return self._wrap(torch.randn(*shape, dtype=torch.cfloat))
+
+
+def c(*shape):
+    """A constant: does not require grad."""
+    return torch.randn(*shape)
+
+
+def idx(*values):
+    return torch.tensor(values)
+
+
+def first_tensor(out):
+    while isinstance(out, (tuple, list)):
+        out = out[0]
+    return out
+
+
+def second_backward_raises(out):
+    """Walk ``out``'s graph twice: True if the second walk raises the second-time error."""
+    t = first_tensor(out)
+    assert isinstance(t, torch.Tensor), f"recipe gave {type(t).__name__}, not a tensor"
+    assert t.requires_grad, "recipe output does not require grad: the recipe checks nothing"
+    loss = (t.real if t.is_complex() else t).sum()
+    try:
+        loss.backward()
+    except RuntimeError as e:
+        if "is not implemented" in str(e):
+            return NO_DERIVATIVE
+        raise
+    try:
+        loss.backward()
+    except RuntimeError as e:
+        if SECOND_TIME in str(e):
+            return True
+        raise
+    return False
+
+
+def variants(recipe):
+    return list(recipe) if isinstance(recipe, (list, tuple)) else [recipe]
+
+
+def recipe_for(recipes: dict, name: str):
+    if name not in recipes:
+        pytest.fail(f"{name!r} is in the table but has no input recipe in {__name__}: add one")
+    return recipes[name]
+
+
+def check_saves(expected, recipe, *lead_args, leaf: bool):
+    for i, build in enumerate(variants(recipe)):
+        got = second_backward_raises(build(*lead_args, Inputs(leaf)))
+        said = {True: "raises", False: "does not raise"}.get(got, got)
+        assert got == expected, f"variant {i}: second backward {said}, table says saves={expected}"
+
+
+LEAF = pytest.mark.parametrize("leaf", [True, False], ids=["leaf", "nonleaf"])
+
+
+# ----------------------------------------------------------------------------- FUNCTIONS
+
+def _same(*variants):
+    """Several argument forms of one entry; each must agree with the table."""
+    return list(variants)
+
+
+FUNCTION_RECIPES = {
+    "torch.add": _same(lambda f, g: f(g(3), g(3)), lambda f, g: f(g(3), 1.0), lambda f, g: f(g(3), c(3))),
+    "torch.sub": _same(lambda f, g: f(g(3), g(3)), lambda f, g: f(g(3), 1.0)),
+    "torch.subtract": _same(lambda f, g: f(g(3), g(3)), lambda f, g: f(g(3), 1.0)),
+    "torch.neg": lambda f, g: f(g(3)),
+    "torch.sum": _same(lambda f, g: f(g(3, 4)), lambda f, g: f(g(3, 4), 0)),
+    "torch.cat": lambda f, g: f([g(2, 3), g(1, 3)]),
+    "torch.concat": lambda f, g: f([g(2, 3), g(1, 3)]),
+    "torch.concatenate": lambda f, g: f([g(2, 3), g(1, 3)]),
+    "torch.stack": lambda f, g: f([g(3), g(3)]),
+    "torch.flatten": lambda f, g: f(g(2, 3)),
+    "torch.reshape": _same(lambda f, g: f(g(2, 3), (3, 2)), lambda f, g: f(g(2, 3).t(), (6,))),
+    "torch.squeeze": lambda f, g: f(g(3, 1)),
+    "torch.unsqueeze": lambda f, g: f(g(3), 0),
+    "torch.transpose": lambda f, g: f(g(2, 3), 0, 1),
+    "torch.t": lambda f, g: f(g(2, 3)),
+    "torch.clone": lambda f, g: f(g(3)),
+    "torch.chunk": lambda f, g: f(g(4), 2),
+    "torch.split": lambda f, g: f(g(4), 2),
+    "torch.narrow": lambda f, g: f(g(4), 0, 1, 2),
+    "torch.permute": lambda f, g: f(g(2, 3), (1, 0)),
+    "torch.mean": _same(lambda f, g: f(g(3, 4)), lambda f, g: f(g(3, 4), 0),
+                        lambda f, g: f(g(3, 4), dim=1, keepdim=True)),
+    "torch.cumsum": lambda f, g: f(g(3), 0),
+    "torch.trace": lambda f, g: f(g(3, 3)),
+    "torch.diagonal": lambda f, g: f(g(3, 3)),
+    "torch.diag": _same(lambda f, g: f(g(3, 3)), lambda f, g: f(g(3))),
+    "torch.triu": lambda f, g: f(g(3, 3)),
+    "torch.tril": lambda f, g: f(g(3, 3)),
+    "torch.roll": lambda f, g: f(g(4), 1),
+    "torch.flip": lambda f, g: f(g(4), (0,)),
+    "torch.movedim": lambda f, g: f(g(2, 3), 0, 1),
+    "torch.swapaxes": lambda f, g: f(g(2, 3), 0, 1),
+    "torch.unbind": lambda f, g: f(g(2, 3)),
+    "torch.broadcast_to": lambda f, g: f(g(3), (2, 3)),
+    "torch.tile": lambda f, g: f(g(3), (2,)),
+    "torch.select": lambda f, g: f(g(2, 3), 0, 1),
+    "torch.repeat_interleave": lambda f, g: f(g(3), 2),
+    "torch.lerp": _same(lambda f, g: f(g(3), g(3), 0.3), lambda f, g: f(g(3), c(3), 0.3)),
+    "torch.sign": lambda f, g: f(g(3)),
+    "torch.round": lambda f, g: f(g(3)),
+    "torch.floor": lambda f, g: f(g(3)),
+    "torch.ceil": lambda f, g: f(g(3)),
+    "torch.as_tensor": _same(lambda f, g: f(g(3)), lambda f, g: f(g(3), dtype=torch.float64)),
+    "torch.asarray": lambda f, g: f(g(3)),
+    "torch.Tensor": lambda f, g: f(g(3)),
+    "torch.FloatTensor": lambda f, g: f(g(3)),
+    "torch.nn.functional.pad": _same(lambda f, g: f(g(2, 3), (1, 1)),
+                                     lambda f, g: f(g(2, 3), (1, 1), value=0.5)),
+    "torch.nn.functional.interpolate": _same(
+        lambda f, g: f(g(1, 1, 2, 2), scale_factor=2),
+        lambda f, g: f(g(1, 1, 2, 2), scale_factor=2, mode="bilinear"),
+        lambda f, g: f(g(1, 1, 2, 2), size=(4, 4), mode="bicubic"),
+        lambda f, g: f(g(1, 1, 4), size=8, mode="linear")),
+    "torch.nn.functional.pixel_shuffle": lambda f, g: f(g(1, 4, 2, 2), 2),
+    "torch.nn.functional.dropout": _same(lambda f, g: f(g(4, 4), 0.5),
+                                         lambda f, g: f(g(4, 4), p=0.2, training=True)),
+    "torch.nn.functional.dropout2d": lambda f, g: f(g(1, 4, 3, 3), 0.5),
+    "torch.mul": _same(lambda f, g: f(g(3), g(3)), lambda f, g: f(g(3), 2), lambda f, g: f(g(3), c(3))),
+    "torch.multiply": _same(lambda f, g: f(g(3), g(3)), lambda f, g: f(g(3), 2)),
+    "torch.div": _same(lambda f, g: f(g(3), g.pos(3)), lambda f, g: f(g(3), 2.0),
+                       lambda f, g: f(g(3), 2.0, rounding_mode=None)),
+    "torch.divide": _same(lambda f, g: f(g(3), g.pos(3)), lambda f, g: f(g(3), 2.0)),
+    "torch.true_divide": _same(lambda f, g: f(g(3), g.pos(3)), lambda f, g: f(g(3), 2.0)),
+    "torch.mm": _same(lambda f, g: f(g(2, 3), g(3, 4)), lambda f, g: f(g(2, 3), c(3, 4))),
+    "torch.matmul": _same(lambda f, g: f(g(2, 3), g(3, 4)), lambda f, g: f(g(5, 2, 3), c(3, 4)),
+                          lambda f, g: f(g(3), g(3))),
+    "torch.bmm": lambda f, g: f(g(2, 2, 3), g(2, 3, 4)),
+    "torch.addmm": lambda f, g: f(g(4), g(2, 3), g(3, 4)),
+    "torch.baddbmm": lambda f, g: f(g(2, 2, 4), g(2, 2, 3), g(2, 3, 4)),
+    "torch.mv": lambda f, g: f(g(2, 3), g(3)),
+    "torch.dot": lambda f, g: f(g(3), g(3)),
+    "torch.outer": lambda f, g: f(g(3), g(2)),
+    "torch.tensordot": lambda f, g: f(g(2, 3), g(3, 4), dims=1),
+    "torch.einsum": _same(lambda f, g: f("ij,jk->ik", g(2, 3), g(3, 4)),
+                          lambda f, g: f("bij,bjk->bik", g(2, 2, 3), c(2, 3, 4))),
+    "torch.exp": lambda f, g: f(g(3)),
+    "torch.log": lambda f, g: f(g.pos(3)),
+    "torch.pow": _same(lambda f, g: f(g(3), 2), lambda f, g: f(g(3), 3.0),
+                       lambda f, g: f(g.pos(3), g(3)), lambda f, g: f(2.0, g(3))),
+    "torch.sqrt": lambda f, g: f(g.pos(3)),
+    "torch.rsqrt": lambda f, g: f(g.pos(3)),
+    "torch.sin": lambda f, g: f(g(3)),
+    "torch.cos": lambda f, g: f(g(3)),
+    "torch.tanh": lambda f, g: f(g(3)),
+    "torch.log1p": lambda f, g: f(g.pos(3)),
+    "torch.expm1": lambda f, g: f(g(3)),
+    "torch.reciprocal": lambda f, g: f(g.pos(3)),
+    "torch.erf": lambda f, g: f(g(3)),
+    "torch.atan2": lambda f, g: f(g(3), g(3)),
+    "torch.sigmoid": lambda f, g: f(g(3)),
+    "torch.relu": lambda f, g: f(g(3)),
+    "torch.abs": lambda f, g: f(g(3)),
+    "torch.softmax": lambda f, g: f(g(3, 4), -1),
+    "torch.log_softmax": lambda f, g: f(g(3, 4), -1),
+    "torch.logsumexp": lambda f, g: f(g(3, 4), 1),
+    "torch.norm": _same(lambda f, g: f(g(3, 4)), lambda f, g: f(g(3, 4), dim=1), lambda f, g: f(g(3), p=1)),
+    "torch.linalg.norm": lambda f, g: f(g(3, 4)),
+    "torch.linalg.vector_norm": lambda f, g: f(g(3)),
+    "torch.max": _same(lambda f, g: f(g(3, 4)), lambda f, g: f(g(3, 4), 1), lambda f, g: f(g(3, 4), g(3, 4))),
+    "torch.min": _same(lambda f, g: f(g(3, 4)), lambda f, g: f(g(3, 4), 1), lambda f, g: f(g(3, 4), c(3, 4))),
+    "torch.maximum": _same(lambda f, g: f(g(3), g(3)), lambda f, g: f(g(3), c(3))),
+    "torch.minimum": _same(lambda f, g: f(g(3), g(3)), lambda f, g: f(g(3), c(3))),
+    "torch.amax": lambda f, g: f(g(3, 4), 1),
+    "torch.amin": lambda f, g: f(g(3, 4), 1),
+    "torch.sort": lambda f, g: f(g(5)),
+    "torch.topk": lambda f, g: f(g(5), 2),
+    "torch.std": _same(lambda f, g: f(g(3, 4)), lambda f, g: f(g(3, 4), 1)),
+    "torch.var": _same(lambda f, g: f(g(3, 4)), lambda f, g: f(g(3, 4), 1)),
+    "torch.cumprod": lambda f, g: f(g(3), 0),
+    "torch.prod": _same(lambda f, g: f(g(3)), lambda f, g: f(g(3, 4), 1)),
+    "torch.where": _same(lambda f, g: f(c(3) > 0, g(3), g(3)), lambda f, g: f(c(3) > 0, g(3), 0.0)),
+    "torch.clamp": _same(lambda f, g: f(g(3), 0, 1), lambda f, g: f(g(3), min=0),
+                         lambda f, g: f(g(3), max=0.5), lambda f, g: f(g(3), min=c(3))),
+    "torch.clip": lambda f, g: f(g(3), -0.5, 0.5),
+    "torch.square": lambda f, g: f(g(3)),
+    "torch.gather": lambda f, g: f(g(3, 4), 1, idx([0], [1], [2])),
+    "torch.scatter": _same(lambda f, g: f(g(3, 4), 1, idx([0], [1], [2]), g(3, 1)),
+                           lambda f, g: f(g(3, 4), 1, idx([0], [1], [2]), 0.5)),
+    "torch.index_select": lambda f, g: f(g(4, 3), 0, idx(0, 2)),
+    "torch.masked_fill": lambda f, g: f(g(3), c(3) > 0, 0.0),
+    "torch.masked_select": lambda f, g: f(g(3), c(3) > 0),
+    "torch.addcmul": lambda f, g: f(g(3), g(3), g(3)),
+    "torch.cdist": lambda f, g: f(g(2, 3), g(4, 3)),
+    "torch.nan_to_num": lambda f, g: f(g(3)),
+    "torch.nn.functional.relu": lambda f, g: f(g(3)),
+    "torch.nn.functional.leaky_relu": lambda f, g: f(g(3)),
+    "torch.nn.functional.gelu": lambda f, g: f(g(3)),
+    "torch.nn.functional.silu": lambda f, g: f(g(3)),
+    "torch.nn.functional.elu": lambda f, g: f(g(3)),
+    "torch.nn.functional.relu6": lambda f, g: f(g(3)),
+    "torch.nn.functional.hardtanh": lambda f, g: f(g(3)),
+    "torch.nn.functional.softplus": lambda f, g: f(g(3)),
+    "torch.nn.functional.mish": lambda f, g: f(g(3)),
+    "torch.nn.functional.hardswish": lambda f, g: f(g(3)),
+    "torch.nn.functional.logsigmoid": lambda f, g: f(g(3)),
+    "torch.nn.functional.glu": lambda f, g: f(g(4)),
+    "torch.nn.functional.sigmoid": lambda f, g: f(g(3)),
+    "torch.nn.functional.tanh": lambda f, g: f(g(3)),
+    "torch.nn.functional.softmax": lambda f, g: f(g(3, 4), dim=-1),
+    "torch.nn.functional.log_softmax": lambda f, g: f(g(3, 4), dim=-1),
+    "torch.nn.functional.gumbel_softmax": lambda f, g: f(g(3, 4)),
+    "torch.nn.functional.linear": _same(lambda f, g: f(g(2, 3), g(4, 3)),
+                                        lambda f, g: f(g(2, 3), g(4, 3), g(4)),
+                                        lambda f, g: f(g(2, 3), c(4, 3))),
+    "torch.nn.functional.conv1d": lambda f, g: f(g(1, 2, 5), g(3, 2, 3)),
+    "torch.nn.functional.conv2d": lambda f, g: f(g(1, 2, 5, 5), g(3, 2, 3, 3)),
+    "torch.nn.functional.conv_transpose2d": lambda f, g: f(g(1, 2, 3, 3), g(2, 3, 3, 3)),
+    "torch.nn.functional.max_pool2d": lambda f, g: f(g(1, 1, 4, 4), 2),
+    "torch.nn.functional.avg_pool2d": lambda f, g: f(g(1, 1, 4, 4), 2),
+    "torch.nn.functional.adaptive_avg_pool2d": lambda f, g: f(g(1, 1, 4, 4), 2),
+    "torch.nn.functional.mse_loss": _same(lambda f, g: f(g(3), c(3)), lambda f, g: f(g(3), g(3))),
+    "torch.nn.functional.l1_loss": _same(lambda f, g: f(g(3), c(3)), lambda f, g: f(g(3), g(3))),
+    "torch.nn.functional.cross_entropy": _same(lambda f, g: f(g(2, 5), idx(1, 3)),
+                                               lambda f, g: f(g(2, 5), torch.rand(2, 5).softmax(-1))),
+    "torch.nn.functional.nll_loss": lambda f, g: f(g(2, 5), idx(1, 3)),
+    "torch.nn.functional.binary_cross_entropy": lambda f, g: f(g.prob(3), torch.rand(3)),
+    "torch.nn.functional.binary_cross_entropy_with_logits": lambda f, g: f(g(3), torch.rand(3)),
+    "torch.nn.functional.smooth_l1_loss": lambda f, g: f(g(3), c(3)),
+    "torch.nn.functional.huber_loss": lambda f, g: f(g(3), c(3)),
+    "torch.nn.functional.kl_div": lambda f, g: f(g(2, 3), torch.rand(2, 3), reduction="batchmean"),
+    "torch.nn.functional.normalize": lambda f, g: f(g(2, 3)),
+    "torch.nn.functional.layer_norm": _same(lambda f, g: f(g(2, 3), (3,)),
+                                            lambda f, g: f(g(2, 3), (3,), g(3), g(3))),
+    "torch.nn.functional.batch_norm": _same(
+        lambda f, g: f(g(4, 3), torch.zeros(3), torch.ones(3), training=True),
+        lambda f, g: f(g(4, 3), torch.zeros(3), torch.ones(3), training=False)),
+    "torch.nn.functional.group_norm": lambda f, g: f(g(2, 4, 3), 2),
+    "torch.nn.functional.instance_norm": lambda f, g: f(g(2, 3, 4)),
+    "torch.nn.functional.embedding": lambda f, g: f(idx(0, 2), g(4, 3)),
+    "torch.nn.functional.cosine_similarity": lambda f, g: f(g(2, 3), g(2, 3)),
+    "torch.nn.functional.scaled_dot_product_attention": lambda f, g: f(g(1, 2, 4), g(1, 2, 4), g(1, 2, 4)),
+}
+
+
+@LEAF
+@pytest.mark.parametrize("name", sorted(api.FUNCTIONS))
+def test_function_saves(name, leaf):
+    recipe = recipe_for(FUNCTION_RECIPES, name)
+    check_saves(api.FUNCTIONS[name], recipe, resolve(name), leaf=leaf)
+
+
+# ----------------------------------------------------------------------------- TENSOR_METHODS
+
+METHOD_RECIPES = {
+    "add": _same(lambda m, g: m(g(3), g(3)), lambda m, g: m(g(3), 1)),
+    "sub": _same(lambda m, g: m(g(3), g(3)), lambda m, g: m(g(3), 1)),
+    "neg": lambda m, g: m(g(3)),
+    "sum": _same(lambda m, g: m(g(3, 4)), lambda m, g: m(g(3, 4), 1)),
+    "mean": _same(lambda m, g: m(g(3, 4)), lambda m, g: m(g(3, 4), 1)),
+    "view": lambda m, g: m(g(2, 3), 6),
+    "view_as": lambda m, g: m(g(2, 3), c(3, 2)),
+    "reshape": lambda m, g: m(g(2, 3), 3, 2),
+    "flatten": lambda m, g: m(g(2, 3)),
+    "squeeze": lambda m, g: m(g(3, 1)),
+    "unsqueeze": lambda m, g: m(g(3), 0),
+    "t": lambda m, g: m(g(2, 3)),
+    "transpose": lambda m, g: m(g(2, 3), 0, 1),
+    "permute": lambda m, g: m(g(2, 3), 1, 0),
+    "clone": lambda m, g: m(g(3)),
+    "contiguous": _same(lambda m, g: m(g(2, 3).t()), lambda m, g: m(g(3))),
+    "expand": lambda m, g: m(g(3, 1), 3, 4),
+    "expand_as": lambda m, g: m(g(3, 1), c(3, 4)),
+    "repeat": lambda m, g: m(g(3), 2),
+    "to": _same(lambda m, g: m(g(3), torch.float64), lambda m, g: m(g(3), "cpu"),
+                lambda m, g: m(g(3), torch.float32), lambda m, g: m(g(3), c(1).double())),
+    "cpu": lambda m, g: m(g(3)),
+    "cuda": lambda m, g: m(g(3)) if HAS_CUDA else pytest.skip("needs CUDA (same ToCopy node as to())"),
+    "float": _same(lambda m, g: m(g(3)), lambda m, g: m(g(3).double())),
+    "double": lambda m, g: m(g(3)),
+    "half": lambda m, g: m(g(3)),
+    "bfloat16": lambda m, g: m(g(3)),
+    "type_as": _same(lambda m, g: m(g(3), c(1).double()), lambda m, g: m(g(3), c(1))),
+    "chunk": lambda m, g: m(g(4), 2),
+    "split": lambda m, g: m(g(4), 2),
+    "narrow": lambda m, g: m(g(4), 0, 1, 2),
+    "unflatten": lambda m, g: m(g(4), 0, (2, 2)),
+    "select": lambda m, g: m(g(2, 3), 0, 1),
+    "unbind": lambda m, g: m(g(2, 3)),
+    "flip": lambda m, g: m(g(4), 0),
+    "roll": lambda m, g: m(g(4), 1),
+    "diagonal": lambda m, g: m(g(3, 3)),
+    "movedim": lambda m, g: m(g(2, 3), 0, 1),
+    "swapaxes": lambda m, g: m(g(2, 3), 0, 1),
+    "tile": lambda m, g: m(g(3), (2,)),
+    "unfold": lambda m, g: m(g(4), 0, 2, 1),
+    "cumsum": lambda m, g: m(g(3), 0),
+    "triu": lambda m, g: m(g(3, 3)),
+    "tril": lambda m, g: m(g(3, 3)),
+    "repeat_interleave": lambda m, g: m(g(3), 2),
+    "lerp": lambda m, g: m(g(3), g(3), 0.5),
+    "sign": lambda m, g: m(g(3)),
+    "round": _same(lambda m, g: m(g(3)), lambda m, g: m(g(3), decimals=1)),
+    "floor": lambda m, g: m(g(3)),
+    "ceil": lambda m, g: m(g(3)),
+    "mul": _same(lambda m, g: m(g(3), g(3)), lambda m, g: m(g(3), 2)),
+    "div": _same(lambda m, g: m(g(3), g.pos(3)), lambda m, g: m(g(3), 2)),
+    "mm": lambda m, g: m(g(2, 3), g(3, 4)),
+    "matmul": lambda m, g: m(g(2, 3), c(3, 4)),
+    "bmm": lambda m, g: m(g(2, 2, 3), g(2, 3, 4)),
+    "exp": lambda m, g: m(g(3)),
+    "log": lambda m, g: m(g.pos(3)),
+    "pow": _same(lambda m, g: m(g(3), 2), lambda m, g: m(g.pos(3), g(3))),
+    "sqrt": lambda m, g: m(g.pos(3)),
+    "sin": lambda m, g: m(g(3)),
+    "cos": lambda m, g: m(g(3)),
+    "tanh": lambda m, g: m(g(3)),
+    "sigmoid": lambda m, g: m(g(3)),
+    "relu": lambda m, g: m(g(3)),
+    "abs": lambda m, g: m(g(3)),
+    "softmax": lambda m, g: m(g(3, 4), -1),
+    "log_softmax": lambda m, g: m(g(3, 4), -1),
+    "norm": _same(lambda m, g: m(g(3, 4)), lambda m, g: m(g(3, 4), dim=1)),
+    "max": _same(lambda m, g: m(g(3, 4)), lambda m, g: m(g(3, 4), 1), lambda m, g: m(g(3, 4), c(3, 4))),
+    "min": _same(lambda m, g: m(g(3, 4)), lambda m, g: m(g(3, 4), 1)),
+    "prod": lambda m, g: m(g(3)),
+    "clamp": _same(lambda m, g: m(g(3), 0, 1), lambda m, g: m(g(3), min=0)),
+    "square": lambda m, g: m(g(3)),
+    "clip": lambda m, g: m(g(3), -0.5, 0.5),
+    "rsqrt": lambda m, g: m(g.pos(3)),
+    "log1p": lambda m, g: m(g.pos(3)),
+    "reciprocal": lambda m, g: m(g.pos(3)),
+    "logsumexp": lambda m, g: m(g(3, 4), 1),
+    "std": lambda m, g: m(g(3, 4)),
+    "var": lambda m, g: m(g(3, 4)),
+    "cumprod": lambda m, g: m(g(3), 0),
+    "amax": lambda m, g: m(g(3, 4), 1),
+    "amin": lambda m, g: m(g(3, 4), 1),
+    "sort": lambda m, g: m(g(5)),
+    "topk": lambda m, g: m(g(5), 2),
+    "gather": lambda m, g: m(g(3, 4), 1, idx([0], [1], [2])),
+    "scatter": lambda m, g: m(g(3, 4), 1, idx([0], [1], [2]), 0.5),
+    "index_select": lambda m, g: m(g(4, 3), 0, idx(0, 2)),
+    "masked_fill": lambda m, g: m(g(3), c(3) > 0, 0.0),
+    "masked_select": lambda m, g: m(g(3), c(3) > 0),
+    "where": lambda m, g: m(g(3), c(3) > 0, 0.0),
+    "mv": lambda m, g: m(g(2, 3), g(3)),
+    "dot": lambda m, g: m(g(3), g(3)),
+    "outer": lambda m, g: m(g(3), g(2)),
+    "nan_to_num": lambda m, g: m(g(3)),
+    "maximum": lambda m, g: m(g(3), c(3)),
+    "minimum": lambda m, g: m(g(3), c(3)),
+}
+
+
+@LEAF
+@pytest.mark.parametrize("name", sorted(api.TENSOR_METHODS))
+def test_tensor_method_saves(name, leaf):
+    recipe = recipe_for(METHOD_RECIPES, name)
+    method = inspect.getattr_static(torch.Tensor, name)
+    assert not isinstance(method, property) and callable(method), f"Tensor.{name} is not a method"
+    check_saves(api.TENSOR_METHODS[name], recipe, getattr(torch.Tensor, name), leaf=leaf)
+
+
+# ----------------------------------------------------------------------------- TENSOR_ATTRIBUTE_VIEWS
+
+ATTRIBUTE_RECIPES = {  # the receiver; the test reads the attribute from it
+    "T": lambda g: g(2, 3),
+    "mT": lambda g: g(2, 2, 3),
+    "H": _same(lambda g: g(2, 3), lambda g: g.cplx(2, 3)),
+    "mH": _same(lambda g: g(2, 2, 3), lambda g: g.cplx(2, 2, 3)),
+    "real": lambda g: g.cplx(3),
+    "imag": lambda g: g.cplx(3),
+}
+
+
+@LEAF
+@pytest.mark.parametrize("name", sorted(api.TENSOR_ATTRIBUTE_VIEWS))
+def test_tensor_attribute_view_saves(name, leaf):
+    recipe = recipe_for(ATTRIBUTE_RECIPES, name)
+    assert inspect.isdatadescriptor(inspect.getattr_static(torch.Tensor, name)), f"Tensor.{name} is no attribute"
+    check_saves(api.TENSOR_ATTRIBUTE_VIEWS[name],
+                [lambda g, r=r: getattr(r(g), name) for r in variants(recipe)], leaf=leaf)
+
+
+# ----------------------------------------------------------------------------- OPERATORS
+
+# ast operator class name -> what Python calls for it
+PYTHON_OPERATOR = {
+    "Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "Div": operator.truediv,
+    "MatMult": operator.matmul, "Pow": operator.pow, "FloorDiv": operator.floordiv,
+    "Mod": operator.mod, "USub": operator.neg, "UAdd": operator.pos,
+}
+
+OPERATOR_RECIPES = {
+    "Add": _same(lambda op, g: op(g(3), g(3)), lambda op, g: op(g(3), 1), lambda op, g: op(1, g(3))),
+    "Sub": _same(lambda op, g: op(g(3), g(3)), lambda op, g: op(g(3), 1), lambda op, g: op(1, g(3))),
+    "USub": lambda op, g: op(g(3)),
+    "UAdd": lambda op, g: op(g(3)),
+    "Mult": _same(lambda op, g: op(g(3), g(3)), lambda op, g: op(g(3), 2), lambda op, g: op(2, g(3)),
+                  lambda op, g: op(g(3), c(3))),
+    "Div": _same(lambda op, g: op(g(3), g.pos(3)), lambda op, g: op(g(3), 2), lambda op, g: op(2, g.pos(3))),
+    "MatMult": _same(lambda op, g: op(g(2, 3), g(3, 4)), lambda op, g: op(g(2, 3), c(3, 4))),
+    "Pow": _same(lambda op, g: op(g(3), 2), lambda op, g: op(g(3), 1), lambda op, g: op(2, g(3)),
+                 lambda op, g: op(g.pos(3), g(3))),
+    "FloorDiv": _same(lambda op, g: op(g(3), 2), lambda op, g: op(g(3), g.pos(3))),
+    "Mod": _same(lambda op, g: op(g(3), 2), lambda op, g: op(g(3), c(3).abs() + 1)),
+}
+
+
+@LEAF
+@pytest.mark.parametrize("name", sorted(api.OPERATORS))
+def test_operator_saves(name, leaf):
+    recipe = recipe_for(OPERATOR_RECIPES, name)
+    node = getattr(ast, name, None)
+    assert inspect.isclass(node) and issubclass(node, (ast.operator, ast.unaryop)), f"ast.{name}?"
+    op = PYTHON_OPERATOR[name]
+    if name == "FloorDiv":
+        # no derivative at all: pinned separately, and the table must not claim saved tensors
+        for build in variants(recipe):
+            assert second_backward_raises(build(op, Inputs(leaf))) == NO_DERIVATIVE
+        assert api.OPERATORS[name] is False
+        return
+    check_saves(api.OPERATORS[name], recipe, op, leaf=leaf)
+
+
+# ----------------------------------------------------------------------------- SUBSCRIPT_SAVES
+
+SUBSCRIPT_RECIPES = {
+    "basic": _same(lambda g: g(4, 3)[1:3], lambda g: g(4, 3)[0], lambda g: g(4, 3)[..., 1],
+                   lambda g: g(4, 3)[None], lambda g: g(4, 3)[:, 1:2], lambda g: g(4, 3)[::2, -1]),
+    "advanced": _same(lambda g: g(4, 3)[idx(0, 2)], lambda g: g(4, 3)[[0, 2]],
+                      lambda g: g(4, 3)[torch.tensor([True, False, True, False])],
+                      lambda g: g(4, 3)[c(4, 3) > 0], lambda g: g(4, 3)[:, idx(1)]),
+}
+
+
+@LEAF
+@pytest.mark.parametrize("kind", sorted(api.SUBSCRIPT_SAVES))
+def test_subscript_saves(kind, leaf):
+    check_saves(api.SUBSCRIPT_SAVES[kind], recipe_for(SUBSCRIPT_RECIPES, kind), leaf=leaf)
+
+
+# ----------------------------------------------------------------------------- MODULES
+
+def _tel(**kw):
+    return dict(d_model=8, nhead=2, dim_feedforward=16, **kw)
+
+
+MODULE_RECIPES = {  # name -> (construct from the class, the forward arguments)
+    "torch.nn.Linear": (lambda M: M(3, 2), lambda g: (g(4, 3),)),
+    "torch.nn.Bilinear": (lambda M: M(3, 3, 2), lambda g: (g(4, 3), g(4, 3))),
+    "torch.nn.Conv1d": (lambda M: M(2, 3, 3), lambda g: (g(1, 2, 5),)),
+    "torch.nn.Conv2d": (lambda M: M(2, 3, 3), lambda g: (g(1, 2, 5, 5),)),
+    "torch.nn.Conv3d": (lambda M: M(1, 2, 2), lambda g: (g(1, 1, 3, 3, 3),)),
+    "torch.nn.ConvTranspose1d": (lambda M: M(2, 3, 3), lambda g: (g(1, 2, 4),)),
+    "torch.nn.ConvTranspose2d": (lambda M: M(2, 3, 3), lambda g: (g(1, 2, 3, 3),)),
+    "torch.nn.Embedding": (lambda M: M(10, 3), lambda g: (idx(1, 2, 4),)),
+    "torch.nn.EmbeddingBag": (lambda M: M(10, 3), lambda g: (idx([1, 2], [4, 5]),)),
+    "torch.nn.BatchNorm1d": (lambda M: M(3), lambda g: (g(4, 3),)),
+    "torch.nn.BatchNorm2d": (lambda M: M(2), lambda g: (g(2, 2, 3, 3),)),
+    "torch.nn.BatchNorm3d": (lambda M: M(2), lambda g: (g(2, 2, 2, 2, 2),)),
+    "torch.nn.LayerNorm": (lambda M: M(3), lambda g: (g(2, 3),)),
+    "torch.nn.GroupNorm": (lambda M: M(2, 4), lambda g: (g(2, 4, 3),)),
+    "torch.nn.InstanceNorm1d": (lambda M: M(3), lambda g: (g(2, 3, 5),)),
+    "torch.nn.InstanceNorm2d": (lambda M: M(3), lambda g: (g(2, 3, 4, 4),)),
+    "torch.nn.RNN": (lambda M: M(3, 4), lambda g: (g(5, 2, 3),)),
+    "torch.nn.LSTM": (lambda M: M(3, 4), lambda g: (g(5, 2, 3),)),
+    "torch.nn.GRU": (lambda M: M(3, 4), lambda g: (g(5, 2, 3),)),
+    "torch.nn.RNNCell": (lambda M: M(3, 4), lambda g: (g(2, 3),)),
+    "torch.nn.GRUCell": (lambda M: M(3, 4), lambda g: (g(2, 3),)),
+    "torch.nn.LSTMCell": (lambda M: M(3, 4), lambda g: (g(2, 3),)),
+    "torch.nn.MultiheadAttention": (lambda M: M(4, 2), lambda g: (g(3, 2, 4), g(3, 2, 4), g(3, 2, 4))),
+    "torch.nn.TransformerEncoderLayer": (lambda M: M(**_tel()), lambda g: (g(3, 2, 8),)),
+    "torch.nn.TransformerDecoderLayer": (lambda M: M(**_tel()), lambda g: (g(3, 2, 8), g(4, 2, 8))),
+    "torch.nn.TransformerEncoder": (lambda M: M(nn.TransformerEncoderLayer(**_tel()), 2,
+                                                enable_nested_tensor=False),
+                                    lambda g: (g(3, 2, 8),)),
+    "torch.nn.TransformerDecoder": (lambda M: M(nn.TransformerDecoderLayer(**_tel()), 1),
+                                    lambda g: (g(3, 2, 8), g(4, 2, 8))),
+    "torch.nn.Transformer": (lambda M: M(num_encoder_layers=1, num_decoder_layers=1, **_tel()),
+                             lambda g: (g(3, 2, 8), g(4, 2, 8))),
+    "torch.nn.PReLU": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.ReLU": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.ReLU6": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.LeakyReLU": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.ELU": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.GELU": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.SiLU": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.Mish": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.Hardswish": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.Hardtanh": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.Softplus": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.GLU": (lambda M: M(), lambda g: (g(4),)),
+    "torch.nn.Sigmoid": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.Tanh": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.Softmax": (lambda M: M(dim=-1), lambda g: (g(3, 4),)),
+    "torch.nn.LogSoftmax": (lambda M: M(dim=-1), lambda g: (g(3, 4),)),
+    "torch.nn.Dropout": (lambda M: M(0.5), lambda g: (g(4, 4),)),
+    "torch.nn.Dropout1d": (lambda M: M(0.5), lambda g: (g(2, 3, 4),)),
+    "torch.nn.Dropout2d": (lambda M: M(0.5), lambda g: (g(1, 3, 4, 4),)),
+    "torch.nn.MaxPool1d": (lambda M: M(2), lambda g: (g(1, 1, 4),)),
+    "torch.nn.MaxPool2d": (lambda M: M(2), lambda g: (g(1, 1, 4, 4),)),
+    "torch.nn.MaxPool3d": (lambda M: M(2), lambda g: (g(1, 1, 2, 2, 2),)),
+    "torch.nn.AvgPool1d": (lambda M: M(2), lambda g: (g(1, 1, 4),)),
+    "torch.nn.AvgPool2d": (lambda M: M(2), lambda g: (g(1, 1, 4, 4),)),
+    "torch.nn.AdaptiveAvgPool1d": (lambda M: M(2), lambda g: (g(1, 1, 4),)),
+    "torch.nn.AdaptiveAvgPool2d": (lambda M: M((2, 2)), lambda g: (g(1, 1, 4, 4),)),
+    "torch.nn.AdaptiveMaxPool2d": (lambda M: M(2), lambda g: (g(1, 1, 4, 4),)),
+    "torch.nn.Upsample": (lambda M: M(scale_factor=2), lambda g: (g(1, 1, 2, 2),)),
+    "torch.nn.ZeroPad2d": (lambda M: M(1), lambda g: (g(1, 1, 2, 2),)),
+    "torch.nn.ConstantPad2d": (lambda M: M(1, 0.5), lambda g: (g(1, 1, 2, 2),)),
+    "torch.nn.ReflectionPad2d": (lambda M: M(1), lambda g: (g(1, 1, 3, 3),)),
+    "torch.nn.ReplicationPad2d": (lambda M: M(1), lambda g: (g(1, 1, 3, 3),)),
+    "torch.nn.PixelShuffle": (lambda M: M(2), lambda g: (g(1, 4, 2, 2),)),
+    "torch.nn.Flatten": (lambda M: M(), lambda g: (g(2, 3, 4),)),
+    "torch.nn.Unflatten": (lambda M: M(1, (2, 2)), lambda g: (g(3, 4),)),
+    "torch.nn.Identity": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.CosineSimilarity": (lambda M: M(), lambda g: (g(2, 3), g(2, 3))),
+    "torch.nn.PairwiseDistance": (lambda M: M(), lambda g: (g(2, 3), g(2, 3))),
+    "torch.nn.MSELoss": (lambda M: M(), lambda g: (g(3), c(3))),
+    "torch.nn.L1Loss": (lambda M: M(), lambda g: (g(3), c(3))),
+    "torch.nn.CrossEntropyLoss": (lambda M: M(), lambda g: (g(2, 5), idx(1, 3))),
+    "torch.nn.NLLLoss": (lambda M: M(), lambda g: (g(2, 5), idx(1, 3))),
+    "torch.nn.BCELoss": (lambda M: M(), lambda g: (g.prob(3), torch.rand(3))),
+    "torch.nn.BCEWithLogitsLoss": (lambda M: M(), lambda g: (g(3), torch.rand(3))),
+    "torch.nn.SmoothL1Loss": (lambda M: M(), lambda g: (g(3), c(3))),
+    "torch.nn.KLDivLoss": (lambda M: M(reduction="batchmean"), lambda g: (g(2, 3), torch.rand(2, 3))),
+    "torch.nn.HuberLoss": (lambda M: M(), lambda g: (g(3), c(3))),
+    "torch.nn.MarginRankingLoss": (lambda M: M(), lambda g: (g(3), g(3), torch.tensor([1.0, -1.0, 1.0]))),
+    "torch.nn.TripletMarginLoss": (lambda M: M(), lambda g: (g(2, 3), g(2, 3), g(2, 3))),
+    "torch.nn.CosineEmbeddingLoss": (lambda M: M(), lambda g: (g(2, 3), g(2, 3), torch.tensor([1.0, -1.0]))),
+    "torch.nn.GaussianNLLLoss": (lambda M: M(), lambda g: (g(3), c(3), g.pos(3))),
+    "torch.nn.PoissonNLLLoss": (lambda M: M(), lambda g: (g(3), torch.rand(3))),
+    "torch.nn.SoftMarginLoss": (lambda M: M(), lambda g: (g(3), torch.tensor([1.0, -1.0, 1.0]))),
+    "torch.nn.MultiLabelSoftMarginLoss": (lambda M: M(), lambda g: (g(2, 3), torch.tensor([[1.0, 0, 1], [0, 1, 0]]))),
+    "torch.nn.CTCLoss": (lambda M: M(), lambda g: (g(5, 1, 3), idx([1, 2]), idx(5), idx(2))),
+}
+
+
+def _check_returns(kind: str, out):
+    if kind == "tensor":
+        assert isinstance(out, torch.Tensor), type(out)
+    elif kind == "tuple":
+        assert isinstance(out, tuple) and all(isinstance(t, torch.Tensor) for t in out), out
+    elif kind == "output_and_hidden":  # RNN, GRU: (output, h)
+        assert isinstance(out, tuple) and len(out) == 2
+        assert all(isinstance(t, torch.Tensor) for t in out)
+    elif kind == "output_and_hidden_pair":  # LSTM: (output, (h, c))
+        assert isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], torch.Tensor)
+        assert isinstance(out[1], tuple) and len(out[1]) == 2
+        assert all(isinstance(t, torch.Tensor) for t in out[1])
+    else:
+        pytest.fail(f"unknown returns kind {kind!r}")
+
+
+@LEAF
+@pytest.mark.parametrize("name", sorted(api.MODULES))
+def test_module(name, leaf):
+    spec = api.MODULES[name]
+    construct, forward_args = recipe_for(MODULE_RECIPES, name)
+    cls = resolve(name)
+    assert inspect.isclass(cls) and issubclass(cls, nn.Module)
+    module = construct(cls)
+    assert module.training
+    has_params = any(p.requires_grad for p in module.parameters())
+    assert has_params == spec["params"], f"has trainable parameters: {has_params}"
+    out = module(*forward_args(Inputs(leaf)))
+    _check_returns(spec.get("returns", "tensor"), out)
+    got = second_backward_raises(out)
+    assert got == spec["saves"], f"second backward {'raises' if got else 'does not raise'}"
+
+
+# ----------------------------------------------------------------------------- subtle cases
+
+SUBTLE_CASES = {  # each pins a comment in the table: id -> (build, does the 2nd backward raise)
+    "x*2 (python scalar is wrapped and saved)": (lambda g: g(3) * 2, True),
+    "2*x": (lambda g: 2 * g(3), True),
+    "x/2": (lambda g: g(3) / 2, True),
+    "2/x": (lambda g: 2 / g.pos(3), True),
+    "x+1": (lambda g: g(3) + 1, False),
+    "1-x": (lambda g: 1 - g(3), False),
+    "-x": (lambda g: -g(3), False),
+    "x**2 (int exponent)": (lambda g: g(3) ** 2, True),
+    "x**1": (lambda g: g(3) ** 1, True),
+    "x**0": (lambda g: g(3) ** 0, True),
+    "2**x": (lambda g: 2 ** g(3), True),
+    "x % 2": (lambda g: g(3) % 2, False),
+    "x % y, y requires grad": (lambda g: g(3) % g.pos(3), True),
+    "x // 2 (no derivative)": (lambda g: g(3) // 2, NO_DERIVATIVE),
+    "x.mean()": (lambda g: g(3, 4).mean(), False),
+    "x.mean(0)": (lambda g: g(3, 4).mean(0), False),
+    "x.sum()": (lambda g: g(3, 4).sum(), False),
+    "x.max()": (lambda g: g(3, 4).max(), True),
+    "x.max(0) (saves indices)": (lambda g: g(3, 4).max(0), True),
+    "torch.max(x, y)": (lambda g: torch.max(g(3), c(3)), True),
+    "x.to(float64)": (lambda g: g(3).to(torch.float64), False),
+    "x.to(float32) is x": (lambda g: g(3).to(torch.float32), False),
+    "x.float() is x": (lambda g: g(3).float(), False),
+    "x.clamp(0, 1)": (lambda g: g(3).clamp(0, 1), True),
+    "x.clamp(min=0)": (lambda g: g(3).clamp(min=0), True),
+    "torch.where(c, x, y)": (lambda g: torch.where(c(3) > 0, g(3), g(3)), True),
+    "torch.where(c, x, 0.)": (lambda g: torch.where(c(3) > 0, g(3), 0.0), True),
+    "torch.cat": (lambda g: torch.cat([g(2), g(3)]), False),
+    "softmax (saves its result)": (lambda g: g(3).softmax(-1), True),
+    "relu (saves its result)": (lambda g: g(3).relu(), True),
+    "F.dropout training": (lambda g: nn.functional.dropout(g(4, 4), 0.5), True),
+    "F.dropout training=False": (lambda g: nn.functional.dropout(g(4, 4), 0.5, training=False), False),
+    "F.dropout p=0": (lambda g: nn.functional.dropout(g(4, 4), 0.0), False),
+    "nn.Dropout eval()": (lambda g: nn.Dropout(0.5).eval()(g(4, 4)), False),
+    "nn.MaxPool2d": (lambda g: nn.MaxPool2d(2)(g(1, 1, 4, 4)), True),
+    "nn.AvgPool2d (saves its input)": (lambda g: nn.AvgPool2d(2)(g(1, 1, 4, 4)), True),
+    "nn.AdaptiveAvgPool2d(1) (a mean)": (lambda g: nn.AdaptiveAvgPool2d(1)(g(1, 1, 4, 4)), False),
+    "F.adaptive_avg_pool2d(x, 1)": (lambda g: nn.functional.adaptive_avg_pool2d(g(1, 1, 4, 4), 1), False),
+    "nn.BatchNorm1d train": (lambda g: nn.BatchNorm1d(3)(g(4, 3)), True),
+    "nn.BatchNorm1d eval": (lambda g: nn.BatchNorm1d(3).eval()(g(4, 3)), True),
+    "nn.BatchNorm1d(affine=False) eval": (lambda g: nn.BatchNorm1d(3, affine=False).eval()(g(4, 3)), True),
+    "x[1:3]": (lambda g: g(4)[1:3], False),
+    "x[0]": (lambda g: g(4, 3)[0], False),
+    "x[idx_tensor]": (lambda g: g(4)[idx(0, 2)], True),
+    "x[bool_mask]": (lambda g: g(4)[c(4) > 0], True),
+    "x[[0, 2]]": (lambda g: g(4)[[0, 2]], True),
+    "x.T": (lambda g: g(2, 3).T, False),
+    "nn.Linear(bias=False)": (lambda g: nn.Linear(3, 2, bias=False)(g(4, 3)), True),
+    "nn.Linear on an input without grad": (lambda g: nn.Linear(3, 2)(c(4, 3)), True),
+    "x @ W, W constant": (lambda g: g(2, 3) @ c(3, 4), True),
+    "x * c, c constant tensor": (lambda g: g(3) * c(3), True),
+    "F.pad reflect": (lambda g: nn.functional.pad(g(1, 3, 3), (1, 1), mode="reflect"), True),
+    "F.pad replicate": (lambda g: nn.functional.pad(g(1, 3, 3), (1, 1), mode="replicate"), True),
+    "F.interpolate area": (lambda g: nn.functional.interpolate(g(1, 1, 4, 4), scale_factor=0.5, mode="area"), True),
+    "einsum with one operand": (lambda g: torch.einsum("ij->ji", g(2, 3)), False),
+    "addcmul, only self requires grad": (lambda g: torch.addcmul(g(3), c(3), c(3)), False),
+    "lerp with a weight tensor": (lambda g: torch.lerp(g(3), c(3), torch.full((3,), 0.5)), True),
+    "repeat_interleave with a repeats tensor": (lambda g: g(3).repeat_interleave(idx(1, 2, 1)), True),
+    "torch.normal(mean_tensor, 1.) keeps the graph": (lambda g: torch.normal(g(3), 1.0), False),
+    "sign keeps the graph": (lambda g: (g(3) * c(3)).sign(), True),  # walks into the saving mul
+    "round keeps the graph": (lambda g: (g(3) * c(3)).round(), True),
+    "torch.Tensor(t) aliases t": (lambda g: torch.Tensor(g(3) * c(3)), True),
+    "torch.as_tensor(t) is t": (lambda g: torch.as_tensor(g(3) * c(3)), True),
+}
+
+
+@LEAF
+@pytest.mark.parametrize("case", list(SUBTLE_CASES))
+def test_subtle_case(case, leaf):
+    build, expected = SUBTLE_CASES[case]
+    assert second_backward_raises(build(Inputs(leaf))) == expected
+
+
+def test_subtle_refusals():
+    x = torch.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        nn.ReLU(inplace=True)(x)
+    with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+        (x * 2)[:2].detach_()
+    with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf"):
+        (x * 2).requires_grad_(False)
+    with pytest.raises(RuntimeError, match="Can't call numpy"):
+        x.numpy()
+    assert x.real is x  # real of a real tensor is the tensor itself
+    with pytest.raises(RuntimeError, match="imag is not implemented"):
+        x.imag
+    with pytest.raises(TypeError):
+        torch.LongTensor(x)
+
+
+# ----------------------------------------------------------------------------- FACTORIES etc.
+
+FACTORY_RECIPES = {  # name -> (call without requires_grad, call asking for it, or None if it cannot)
+    "torch.randn": (lambda f, g: f(3), lambda f: f(3, requires_grad=True)),
+    "torch.rand": (lambda f, g: f(3), lambda f: f(3, requires_grad=True)),
+    "torch.randint": (lambda f, g: f(0, 5, (3,)), lambda f: f(0, 5, (3,), dtype=torch.float32, requires_grad=True)),
+    "torch.zeros": (lambda f, g: f(3), lambda f: f(3, requires_grad=True)),
+    "torch.ones": (lambda f, g: f(3), lambda f: f(3, requires_grad=True)),
+    "torch.empty": (lambda f, g: f(3), lambda f: f(3, requires_grad=True)),
+    "torch.full": (lambda f, g: f((3,), 1.0), lambda f: f((3,), 1.0, requires_grad=True)),
+    "torch.arange": (lambda f, g: f(3.0), lambda f: f(3.0, requires_grad=True)),
+    "torch.linspace": (lambda f, g: f(0, 1, 3), lambda f: f(0, 1, 3, requires_grad=True)),
+    "torch.logspace": (lambda f, g: f(0, 1, 3), lambda f: f(0, 1, 3, requires_grad=True)),
+    "torch.eye": (lambda f, g: f(3), lambda f: f(3, requires_grad=True)),
+    "torch.normal": (lambda f, g: f(0.0, 1.0, (3,)), lambda f: f(0.0, 1.0, (3,), requires_grad=True)),
+    "torch.randn_like": (lambda f, g: f(g(3)), lambda f: f(torch.ones(3), requires_grad=True)),
+    "torch.rand_like": (lambda f, g: f(g(3)), lambda f: f(torch.ones(3), requires_grad=True)),
+    "torch.zeros_like": (lambda f, g: f(g(3)), lambda f: f(torch.ones(3), requires_grad=True)),
+    "torch.ones_like": (lambda f, g: f(g(3)), lambda f: f(torch.ones(3), requires_grad=True)),
+    "torch.empty_like": (lambda f, g: f(g(3)), lambda f: f(torch.ones(3), requires_grad=True)),
+    "torch.full_like": (lambda f, g: f(g(3), 2.0), lambda f: f(torch.ones(3), 2.0, requires_grad=True)),
+    "torch.randint_like": (lambda f, g: f(g(3), 5), lambda f: f(torch.ones(3), 5, requires_grad=True)),
+    "torch.randperm": (lambda f, g: f(4), lambda f: f(4, dtype=torch.float32, requires_grad=True)),
+    "torch.from_numpy": (lambda f, g: f(g(3).detach().numpy()), None),
+    "torch.nn.functional.one_hot": (lambda f, g: f(idx(0, 2), 3), None),
+    "torch.argmax": (lambda f, g: f(g(3)), None),
+    "torch.argmin": (lambda f, g: f(g(3)), None),
+    "torch.argsort": (lambda f, g: f(g(3)), None),
+    "torch.multinomial": (lambda f, g: f(g.prob(3), 2), None),
+    "torch.bucketize": (lambda f, g: f(g(3), torch.tensor([-1.0, 0.0, 1.0])), None),
+    "torch.searchsorted": (lambda f, g: f(torch.tensor([-1.0, 0.0, 1.0]), g(3)), None),
+    "torch.nonzero": (lambda f, g: f(g(3)), None),
+    "torch.isnan": (lambda f, g: f(g(3)), None),
+    "torch.isinf": (lambda f, g: f(g(3)), None),
+    "torch.isfinite": (lambda f, g: f(g(3)), None),
+    "torch.eq": (lambda f, g: f(g(3), g(3)), None),
+    "torch.ne": (lambda f, g: f(g(3), 0.0), None),
+    "torch.gt": (lambda f, g: f(g(3), 0.0), None),
+    "torch.lt": (lambda f, g: f(g(3), 0.0), None),
+    "torch.ge": (lambda f, g: f(g(3), 0.0), None),
+    "torch.le": (lambda f, g: f(g(3), 0.0), None),
+    "torch.logical_not": (lambda f, g: f(g(3)), None),
+    "torch.logical_and": (lambda f, g: f(g(3), g(3)), None),
+    "torch.logical_or": (lambda f, g: f(g(3), g(3)), None),
+}
+
+
+@LEAF
+@pytest.mark.parametrize("name", sorted(api.FACTORIES))
+def test_factory(name, leaf):
+    plain, asked = recipe_for(FACTORY_RECIPES, name)
+    f = resolve(name)
+    out = plain(f, Inputs(leaf))
+    assert isinstance(out, torch.Tensor) and out.is_leaf and not out.requires_grad
+    if asked is not None:
+        out = asked(f)
+        assert out.is_leaf and out.requires_grad
+
+
+def _longtensor(f, g):
+    with pytest.raises(TypeError):  # a float tensor (one that could carry a graph) is refused
+        f(g(3))
+    return [f([1, 2]), f(torch.tensor([1, 2])), f(3)]
+
+
+COPY_RECIPES = {
+    "torch.tensor": lambda f, g: [f(g(3)), f(g(3), dtype=torch.float64), f([1.0, 2.0])],
+    "torch.LongTensor": _longtensor,
+    "torch.detach": lambda f, g: [f(g(3))],
+}
+
+
+@LEAF
+@pytest.mark.parametrize("name", sorted(api.COPY_CONSTRUCTORS))
+def test_copy_constructor(name, leaf):
+    for out in recipe_for(COPY_RECIPES, name)(resolve(name), Inputs(leaf)):
+        assert isinstance(out, torch.Tensor) and out.is_leaf and not out.requires_grad
+
+
+def test_copy_constructor_can_ask_for_grad():
+    out = torch.tensor(torch.randn(3, requires_grad=True) * 2, requires_grad=True)
+    assert out.is_leaf and out.requires_grad
+
+
+@LEAF
+@pytest.mark.parametrize("name", sorted(api.PARAMETERS))
+def test_parameter(name, leaf):
+    p = resolve(name)(Inputs(leaf)(3) * 2)  # even from a non-leaf with a graph
+    assert isinstance(p, nn.Parameter) and p.is_leaf and p.requires_grad and p.grad_fn is None
+
+
+# ----------------------------------------------------------------------------- SEVER_*
+
+def _numpy(m, g):
+    with pytest.raises(RuntimeError, match="Can't call numpy"):
+        m(g(3))
+    return None  # refused outright: it never hands out the graph
+
+
+SEVER_RECIPES = {  # result must not be a tensor that requires grad
+    "detach": lambda m, g: m(g(3)),
+    "item": lambda m, g: m(g(1)),
+    "tolist": lambda m, g: m(g(3)),
+    "numpy": _numpy,
+    "argmax": lambda m, g: m(g(3)),
+    "argmin": lambda m, g: m(g(3)),
+    "size": lambda m, g: m(g(3)),
+    "dim": lambda m, g: m(g(3)),
+    "numel": lambda m, g: m(g(3)),
+    "long": lambda m, g: m(g(3)),
+    "int": lambda m, g: m(g(3)),
+    "bool": lambda m, g: m(g(3)),
+    "short": lambda m, g: m(g(3)),
+    "byte": lambda m, g: m(g(3)),
+    "eq": lambda m, g: m(g(3), 0.0),
+    "ne": lambda m, g: m(g(3), 0.0),
+    "gt": lambda m, g: m(g(3), 0.0),
+    "lt": lambda m, g: m(g(3), 0.0),
+    "ge": lambda m, g: m(g(3), 0.0),
+    "le": lambda m, g: m(g(3), 0.0),
+    "nonzero": lambda m, g: m(g(3)),
+    "argsort": lambda m, g: m(g(3)),
+    "isnan": lambda m, g: m(g(3)),
+    "isinf": lambda m, g: m(g(3)),
+    "isfinite": lambda m, g: m(g(3)),
+    "any": lambda m, g: m(g(3)),
+    "all": lambda m, g: m(g(3)),
+    "logical_not": lambda m, g: m(g(3)),
+    "equal": lambda m, g: m(g(3), c(3)),
+    "allclose": lambda m, g: m(g(3), c(3)),
+    "isclose": lambda m, g: m(g(3), c(3)),
+    "is_contiguous": lambda m, g: m(g(3)),
+    "is_floating_point": lambda m, g: m(g(3)),
+    "stride": lambda m, g: m(g(3)),
+    "count_nonzero": lambda m, g: m(g(3)),
+    "new_zeros": lambda m, g: m(g(3), (2,)),
+    "new_ones": lambda m, g: m(g(3), (2,)),
+    "new_empty": lambda m, g: m(g(3), (2,)),
+    "new_full": lambda m, g: m(g(3), (2,), 1.0),
+    "new_tensor": lambda m, g: m(g(3), g(3)),
+}
+
+
+def _carries_no_graph(value) -> bool:
+    return not (isinstance(value, torch.Tensor) and value.requires_grad)
+
+
+@LEAF
+@pytest.mark.parametrize("name", sorted(api.SEVER_METHODS))
+def test_sever_method(name, leaf):
+    recipe = recipe_for(SEVER_RECIPES, name)
+    assert callable(inspect.getattr_static(torch.Tensor, name))
+    assert _carries_no_graph(recipe(getattr(torch.Tensor, name), Inputs(leaf)))
+
+
+def _with_grad(g):
+    x = torch.randn(3, requires_grad=True)
+    (x * x).sum().backward()
+    return x
+
+
+SEVER_ATTRIBUTE_RECIPES = {name: (lambda g: g(2, 3)) for name in (
+    "data", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn", "ndim",
+    "is_cuda", "layout", "nbytes", "itemsize")}
+SEVER_ATTRIBUTE_RECIPES["grad"] = _with_grad
+
+
+@LEAF
+@pytest.mark.parametrize("name", sorted(api.SEVER_ATTRIBUTES))
+def test_sever_attribute(name, leaf):
+    receiver = recipe_for(SEVER_ATTRIBUTE_RECIPES, name)(Inputs(leaf))
+    value = getattr(receiver, name)
+    assert not callable(value) or name == "grad_fn"
+    assert _carries_no_graph(value)
+    if name in ("grad", "data"):
+        assert isinstance(value, torch.Tensor)
+
+
+@pytest.mark.parametrize("name", sorted(api.DETACH_IN_PLACE))
+def test_detach_in_place(name):
+    y = torch.randn(3, requires_grad=True) * 2
+    getattr(y, name)()
+    assert not y.requires_grad and y.is_leaf and y.grad_fn is None
+    assert api.is_in_place_method(name)
+
+
+def test_requires_grad_setter():
+    name = api.REQUIRES_GRAD_SETTER
+    t = torch.randn(3)
+    assert getattr(t, name)() is t and t.requires_grad and t.is_leaf  # the flag defaults to True
+    u = torch.randn(3, requires_grad=True)
+    getattr(u, name)(False)
+    assert not u.requires_grad
+
+
+# ----------------------------------------------------------------------------- BACKWARD_CALLS
+
+def _backward_call(name):
+    return torch.Tensor.backward if name == "Tensor.backward" else resolve(name)
+
+
+@pytest.mark.parametrize("name", sorted(api.BACKWARD_CALLS))
+def test_backward_call_signature(name):
+    spec = api.BACKWARD_CALLS[name]
+    params = list(inspect.signature(_backward_call(name)).parameters)
+    if spec["tensors"] is None:
+        assert params[0] == "self"
+        params = params[1:]  # positions count after the receiver
+    else:
+        assert params[spec["tensors"]] in ("tensors", "outputs")
+    assert params[spec["retain_pos"]] == "retain_graph"
+    assert params[spec["create_pos"]] == "create_graph"
+
+
+@pytest.mark.parametrize("flag", ["retain_pos", "create_pos", None])
+@pytest.mark.parametrize("name", sorted(api.BACKWARD_CALLS))
+def test_backward_call_positional(name, flag):
+    spec = api.BACKWARD_CALLS[name]
+    fn = _backward_call(name)
+    x = torch.randn(3, requires_grad=True)
+    loss = (x * x).sum()  # MulBackward0 saves x
+    by_name = {"tensors": loss, "outputs": loss, "inputs": [x]}
+    params = list(inspect.signature(fn).parameters)
+    receiver = [loss] if spec["tensors"] is None else []
+    params = params[len(receiver):]
+    last = spec[flag] if flag else max(spec["retain_pos"], spec["create_pos"])
+    args = [by_name.get(p) for p in params[: last + 1]]
+    if flag:
+        args[spec[flag]] = True
+    else:
+        args = [a for a, p in zip(args, params) if p in by_name]  # only the required ones
+    result = fn(*receiver, *args)
+    if spec.get("returns") == "grads":  # one gradient per input
+        assert isinstance(result, tuple) and len(result) == 1 and isinstance(result[0], torch.Tensor)
+    else:
+        assert result is None
+    grad = result[0] if result is not None else x.grad
+    # create_graph makes the gradient itself differentiable; retain_graph alone does not
+    assert grad.requires_grad is (flag == "create_pos")
+    if flag:
+        torch.autograd.backward(loss)  # the graph was kept: a second walk works
+    else:
+        with pytest.raises(RuntimeError, match=SECOND_TIME):
+            torch.autograd.backward(loss)
+
+
+# ----------------------------------------------------------------------------- GRAD_MODE
+
+@pytest.fixture
+def restore_grad_mode():
+    enabled = torch.is_grad_enabled()
+    yield
+    torch.set_grad_enabled(enabled)
+
+
+def _result_requires_grad(make, outer: bool, decorate: bool) -> bool:
+    """Does ``x * 2`` require grad under ``make()`` (grad mode ``outer`` around it)?"""
+    x = torch.randn(3, requires_grad=True)
+    with torch.set_grad_enabled(outer):
+        # make() runs inside: torch.set_grad_enabled(flag) switches the mode as soon as it is
+        # *called*, even without ``with`` (the table's "arg0" entries behave so)
+        if decorate:
+            return make()(lambda: x * 2)().requires_grad
+        with make():
+            return (x * 2).requires_grad
+
+
+@pytest.mark.parametrize("name", sorted(api.GRAD_MODE))
+def test_grad_mode(name, restore_grad_mode):
+    obj = resolve(name)
+    mode = api.GRAD_MODE[name]
+    if mode == "arg0":
+        for flag in (True, False):
+            assert _result_requires_grad(lambda: obj(flag), not flag, decorate=False) is flag
+            assert _result_requires_grad(lambda: obj(flag), not flag, decorate=True) is flag
+            # a bare call switches the mode for what follows
+            with torch.set_grad_enabled(not flag):
+                obj(flag)
+                assert torch.is_grad_enabled() is flag
+        return
+    assert isinstance(mode, bool)
+    assert _result_requires_grad(obj, not mode, decorate=False) is mode
+    assert _result_requires_grad(obj, not mode, decorate=True) is mode
+    # also usable as a bare decorator (@torch.no_grad)
+    assert _result_requires_grad(lambda: obj, not mode, decorate=True) is mode
+
+
+def test_inference_mode_false_keeps_grad():
+    assert _result_requires_grad(lambda: torch.inference_mode(False), True, decorate=False)
+
+
+# ----------------------------------------------------------------------------- modules: the rest
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_CONTAINERS))
+def test_module_container(name):
+    a, b = nn.Linear(3, 3), nn.Linear(3, 2)
+    x = torch.randn(4, 3)
+    assert torch.equal(resolve(name)(a, b)(x), b(a(x)))
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_BASES))
+def test_module_base(name):
+    base = resolve(name)
+
+    class User(base):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(3, 2)
+
+        def forward(self, x):
+            return self.lin(x) * 3
+
+    m = User()
+    x = torch.randn(4, 3)
+    assert torch.equal(m(x), m.lin(x) * 3)
+    assert issubclass(nn.Linear, base)
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_HOLDERS))
+def test_module_holder(name):
+    children = [nn.Linear(3, 3), nn.ReLU()]
+    holder = resolve(name)(children)
+    assert [id(m) for m in holder] == [id(m) for m in children]  # iterating yields the children
+    with pytest.raises(NotImplementedError):  # a holder has no forward
+        holder(torch.randn(2, 3))
+
+
+def test_module_dict_iterates_keys():  # why ModuleDict is not in MODULE_HOLDERS
+    md = nn.ModuleDict({"a": nn.ReLU(), "b": nn.Tanh()})
+    assert list(md) == ["a", "b"] and [type(m) for m in md.values()] == [nn.ReLU, nn.Tanh]
+
+
+PARAMETER_METHOD_RECIPES = {  # how to get the tensors out of what the method yields
+    "parameters": lambda it: list(it),
+    "named_parameters": lambda it: [p for _, p in it],
+}
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_PARAMETER_METHODS))
+def test_module_parameter_method(name):
+    m = nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2))  # BatchNorm also has buffers
+    got = recipe_for(PARAMETER_METHOD_RECIPES, name)(getattr(m, name)())
+    assert {id(p) for p in got} == {id(m[0].weight), id(m[0].bias), id(m[1].weight), id(m[1].bias)}
+    assert all(isinstance(p, nn.Parameter) and p.requires_grad and p.is_leaf for p in got)
+
+
+SELF_METHOD_ARGS = {
+    "train": (), "eval": (), "to": (torch.float32,), "cuda": (), "cpu": (), "float": (),
+    "double": (), "requires_grad_": (), "half": (), "bfloat16": (), "type": (torch.float64,),
+    "apply": (lambda mod: None,), "share_memory": (),
+}
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_SELF_METHODS))
+def test_module_self_method(name):
+    args = recipe_for(SELF_METHOD_ARGS, name)
+    if name == "cuda" and not HAS_CUDA:
+        pytest.skip("needs CUDA")
+    m = nn.Linear(3, 2)
+    assert getattr(m, name)(*args) is m
+
+
+# ----------------------------------------------------------------------------- optimizers
+
+def _optimizers():
+    out = []
+    for attr in dir(torch.optim):
+        obj = getattr(torch.optim, attr)
+        if inspect.isclass(obj) and issubclass(obj, torch.optim.Optimizer) and obj is not torch.optim.Optimizer:
+            out.append(attr)
+    return sorted(out)
+
+
+@pytest.mark.parametrize("attr", _optimizers())
+def test_optimizer_step(attr):
+    """step() updates the parameters in place; step(closure) runs the closure once, except the
+    optimizers in OPTIMIZER_REPEATS_CLOSURE."""
+    cls = getattr(torch.optim, attr)
+    qual = f"torch.optim.{attr}"
+    assert qual.startswith(api.OPTIMIZER_PREFIXES)
+    for method in api.OPTIMIZER_STEP_METHODS:
+        assert callable(getattr(cls, method, None))
+    if attr == "SparseAdam":
+        emb = nn.Embedding(4, 3, sparse=True)
+        params, loss_fn = [emb.weight], lambda: emb(idx(1, 2)).sum()
+    else:
+        w = nn.Parameter(torch.randn(3, 3))
+        params, loss_fn = [w], lambda: (w * w).sum()
+    opt = cls(params, lr=0.1)
+    before = [(p._version, p.detach().clone()) for p in params]
+    calls = 0
+
+    def closure():
+        nonlocal calls
+        calls += 1
+        opt.zero_grad()
+        loss = loss_fn()
+        loss.backward()
+        return loss
+
+    closure()
+    calls = 0
+    opt.step(closure)
+    for p, (version, value) in zip(params, before):
+        assert p._version > version and not torch.equal(p.detach(), value)  # updated in place
+    assert (calls > 1) is (qual in api.OPTIMIZER_REPEATS_CLOSURE), f"step(closure) ran it {calls} times"
+
+
+def test_optimizer_repeats_closure_names_are_optimizers():
+    assert api.OPTIMIZER_REPEATS_CLOSURE <= {f"torch.optim.{a}" for a in _optimizers()}
+
+
+def test_optimizer_prefix_also_matches_lr_schedulers():
+    # Pins the caution in the table: a scheduler's step() is under the prefix but leaves the
+    # parameters alone.
+    assert "torch.optim.lr_scheduler.StepLR".startswith(api.OPTIMIZER_PREFIXES)
+    w = nn.Parameter(torch.randn(3))
+    opt = torch.optim.SGD([w], lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1)
+    version = w._version
+    opt.step()  # no grad: leaves w alone (and keeps the scheduler from warning)
+    sched.step()
+    assert w._version == version
+
+
+# ----------------------------------------------------------------------------- is_in_place_method
+
+IN_PLACE_CALLS = {
+    "add_": (1.0,), "sub_": (1.0,), "mul_": (2.0,), "div_": (2.0,), "zero_": (), "fill_": (1.0,),
+    "copy_": (torch.ones(3),), "clamp_": (0, 1), "relu_": (), "exp_": (), "sigmoid_": (),
+    "masked_fill_": (torch.tensor([True, False, True]), 0.0), "normal_": (), "uniform_": (),
+    "index_add_": (0, idx(0), torch.ones(1)), "scatter_": (0, idx(0), 1.0), "pow_": (2,),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE_CALLS))
+def test_in_place_method_modifies_receiver(name):
+    assert api.is_in_place_method(name)
+    t = torch.randn(3)
+    version = t._version
+    assert getattr(t, name)(*IN_PLACE_CALLS[name]) is t and t._version > version
+
+
+@pytest.mark.parametrize("name", ["add", "mul", "clamp", "detach", "__iadd__", "_version", "relu"])
+def test_not_in_place_method(name):
+    assert not api.is_in_place_method(name)
+
+
+# ----------------------------------------------------------------------------- COPIES, RESULT_FIELDS
+
+@pytest.mark.parametrize("name", sorted(api.COPIES))
+def test_copy_gives_a_module_parameters_of_its_own(name):
+    m = nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1))
+    n = resolve(name)(m)
+    assert type(n) is type(m) and [type(c) for c in n] == [type(c) for c in m]
+    ours, theirs = {id(p) for p in m.parameters()}, {id(p) for p in n.parameters()}
+    assert len(theirs) == len(ours) and not ours & theirs
+    assert all(p.is_leaf and p.requires_grad for p in n.parameters())
+
+
+def test_shallow_copy_shares_parameters():  # why copy.copy is not in COPIES
+    m = nn.Linear(2, 2)
+    assert copy.copy(m).weight is m.weight
+    x = torch.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="deepcopy protocol"):
+        copy.deepcopy(x * 2)
+
+
+RESULT_FIELD_OPS = {  # calls returning (values, indices) named tuples
+    "torch.max(x, 1)": lambda x: torch.max(x, 1), "x.max(1)": lambda x: x.max(1),
+    "x.min(1)": lambda x: x.min(1), "torch.sort": lambda x: torch.sort(x), "x.sort()": lambda x: x.sort(),
+    "torch.topk": lambda x: torch.topk(x, 2), "x.median(1)": lambda x: x.median(1),
+    "x.kthvalue(2)": lambda x: x.kthvalue(2), "x.mode()": lambda x: x.mode(),
+    "x.cummax(1)": lambda x: x.cummax(1), "x.cummin(1)": lambda x: x.cummin(1),
+}
+
+
+@pytest.mark.parametrize("op", list(RESULT_FIELD_OPS))
+def test_result_fields(op):
+    result = RESULT_FIELD_OPS[op](torch.randn(3, 4, requires_grad=True) * 1)
+    for field, carries in api.RESULT_FIELDS.items():
+        assert getattr(result, field).requires_grad is carries, field
+    assert result[0] is result.values or torch.equal(result[0], result.values)
+
+
+# ----------------------------------------------------------------------------- recipe hygiene
+
+@pytest.mark.parametrize("recipes,table", [
+    (FUNCTION_RECIPES, api.FUNCTIONS), (METHOD_RECIPES, api.TENSOR_METHODS),
+    (ATTRIBUTE_RECIPES, api.TENSOR_ATTRIBUTE_VIEWS), (OPERATOR_RECIPES, api.OPERATORS),
+    (SUBSCRIPT_RECIPES, api.SUBSCRIPT_SAVES), (MODULE_RECIPES, api.MODULES),
+    (FACTORY_RECIPES, api.FACTORIES), (COPY_RECIPES, api.COPY_CONSTRUCTORS),
+    (SEVER_RECIPES, api.SEVER_METHODS), (SEVER_ATTRIBUTE_RECIPES, api.SEVER_ATTRIBUTES),
+    (PARAMETER_METHOD_RECIPES, api.MODULE_PARAMETER_METHODS), (SELF_METHOD_ARGS, api.MODULE_SELF_METHODS),
+], ids=["functions", "methods", "attributes", "operators", "subscripts", "modules", "factories",
+        "copies", "sever_methods", "sever_attributes", "parameter_methods", "self_methods"])
+def test_no_stale_recipes(recipes, table):
+    assert set(recipes) <= set(table), f"recipes for names not in the table: {set(recipes) - set(table)}"
+
+
+def test_table_shapes():
+    assert all(isinstance(v, bool) for v in api.FUNCTIONS.values())
+    assert all(isinstance(v, bool) for v in api.TENSOR_METHODS.values())
+    assert all(isinstance(v, bool) for v in api.TENSOR_ATTRIBUTE_VIEWS.values())
+    assert all(isinstance(v, bool) for v in api.OPERATORS.values())
+    assert set(api.SUBSCRIPT_SAVES) == {"basic", "advanced"}
+    for spec in api.MODULES.values():
+        assert set(spec) <= {"params", "saves", "returns"} and isinstance(spec["saves"], bool)
+    assert not (api.MODULE_HOLDERS & api.MODULE_CONTAINERS)
+    assert not (set(api.TENSOR_METHODS) & api.SEVER_METHODS), "a method cannot both keep and sever"
+    assert not (set(api.FUNCTIONS) & (api.FACTORIES | api.COPY_CONSTRUCTORS))
+    assert not (api.FACTORIES & api.COPY_CONSTRUCTORS)
+    for spec in api.BACKWARD_CALLS.values():
+        assert {"tensors", "retain_pos", "create_pos"} <= set(spec) <= {"tensors", "retain_pos",
+                                                                        "create_pos", "returns"}
+        assert spec.get("returns", "grads") == "grads"
+    assert all(isinstance(v, bool) for v in api.RESULT_FIELDS.values())
+
+
+# Every table in torch_api.py is checked by a test above; a new table needs one too.
+VERIFIED_TABLES = {
+    "FACTORIES", "COPY_CONSTRUCTORS", "PARAMETERS", "FUNCTIONS", "TENSOR_METHODS",
+    "TENSOR_ATTRIBUTE_VIEWS", "OPERATORS", "SUBSCRIPT_SAVES", "SEVER_METHODS", "SEVER_ATTRIBUTES",
+    "DETACH_IN_PLACE", "REQUIRES_GRAD_SETTER", "BACKWARD_CALLS", "GRAD_MODE", "MODULES",
+    "MODULE_CONTAINERS", "MODULE_BASES", "MODULE_PARAMETER_METHODS", "MODULE_SELF_METHODS",
+    "OPTIMIZER_PREFIXES", "OPTIMIZER_STEP_METHODS", "COPIES", "RESULT_FIELDS",
+    "OPTIMIZER_REPEATS_CLOSURE", "MODULE_HOLDERS",
+}
+
+
+def test_every_table_is_verified():
+    tables = {name for name in vars(api) if name.isupper()}
+    assert tables - VERIFIED_TABLES == set(), "tables in torch_api.py without a test here"
+    assert VERIFIED_TABLES - tables == set(), "tests for tables no longer in torch_api.py"
