@@ -183,14 +183,16 @@ def project_root(path: str) -> str:
 
 
 def analyze_source(text: str, path: str = "<stdin>", root: Optional[str] = None, *,
-                   facts: bool = True, overlay: Optional[dict] = None) -> Analysis:
-    """Analyse Python source. Raises :class:`SourceError` when it cannot be parsed."""
+                   facts: bool = False, overlay: Optional[dict] = None) -> Analysis:
+    """Analyse Python source. Raises :class:`SourceError` when it cannot be parsed.
+
+    ``facts=True`` also records what hovers show (:meth:`Analysis.fact_at`); it costs time."""
     tree = parse(text, path)
     return _analyze(text, tree, path, root, None, facts, overlay)
 
 
 def analyze_cells(cells: list, path: str, root: Optional[str] = None, *, numbers: Optional[list] = None,
-                  facts: bool = True) -> Analysis:
+                  facts: bool = False) -> Analysis:
     """Analyse a notebook's code cells in order, as one program.
 
     Findings carry the 1-based cell number (``numbers[i]`` or ``i + 1``) and cell-relative
@@ -224,6 +226,8 @@ def _analyze(text, tree, path, root, cells, facts, overlay) -> Analysis:
     gc.disable()
     try:
         return _run(text, tree, path, root, cells, facts, overlay)
+    except RecursionError:
+        raise SourceError(f"{path}: nested too deeply to analyse") from None
     finally:
         if enabled:
             gc.enable()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import traceback
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -29,6 +30,8 @@ from .convert import Positions, diagnostic, diagnostics, finding_data, finding_f
 from .documents import Snapshot
 
 DEBOUNCE_SECONDS = 0.15
+IDLE_SECONDS = 0.3  # after this long without edits, hover facts are prepared in the background
+ANALYSES_KEPT = 4  # documents whose full analysis (for hovers) stays in memory; others keep findings
 FIX_ALL_KIND = "source.fixAll.gradguard"
 SUPPRESS_TITLE = {"en": "Suppress {code} on this line", "zh-cn": "在此行忽略 {code}"}
 FIX_ALL_TITLE = {"en": "GradGuard: fix all", "zh-cn": "GradGuard：全部修复"}
@@ -56,6 +59,7 @@ class Result:
     error: Optional[str] = None
     keep_previous: bool = False  # e.g. a syntax error mid-edit: the last good diagnostics stay
     warnings: tuple[str, ...] = field(default=())
+    evicted: bool = False  # ``analysis`` was dropped to bound memory; hovers re-analyse
 
 
 class GradGuardServer(LanguageServer):
@@ -71,6 +75,7 @@ class GradGuardServer(LanguageServer):
         self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradguard-analysis")
         self._shown: set[str] = set()
+        self._analysed: OrderedDict[str, None] = OrderedDict()  # keys holding an analysis, LRU
 
     # --- client capabilities -----------------------------------------------------------------
     def supports(self, path: str) -> bool:
@@ -117,9 +122,9 @@ class GradGuardServer(LanguageServer):
         root = config.root or self.workspace.root_path
         try:
             if snap.notebook:
-                analysis = analyze_cells(list(snap.texts), snap.path, root)
+                analysis = analyze_cells(list(snap.texts), snap.path, root, facts=True)
             else:
-                analysis = analyze_source(snap.texts[0], snap.path, root)
+                analysis = analyze_source(snap.texts[0], snap.path, root, facts=True)
         except SourceError as exc:
             where = f" (line {exc.line})" if exc.line else ""
             return Result(snap, gen, None, [], empty, error=f"{exc.message}{where}",
@@ -145,7 +150,17 @@ class GradGuardServer(LanguageServer):
             self.log(f"{snap.key}: {result.error}")
         if not result.keep_previous:
             self.results[snap.key] = result
+            self._keep_analysis(snap.key)
         return result
+
+    def _keep_analysis(self, key: str) -> None:
+        """Many open files must not mean many engine states in memory: keep the recent ones."""
+        self._analysed.pop(key, None)
+        self._analysed[key] = None
+        while len(self._analysed) > ANALYSES_KEPT:
+            old, _ = self._analysed.popitem(last=False)
+            if (result := self.results.get(old)) is not None and result.analysis is not None:
+                result.analysis, result.evicted = None, True
 
     async def analyse(self, snap: Snapshot) -> Optional[Result]:
         """The result for ``snap``, sharing an analysis already running for the same version."""
@@ -156,14 +171,17 @@ class GradGuardServer(LanguageServer):
             self._running[snap.key] = running
         return await asyncio.shield(running[1])
 
-    async def current(self, uri: str) -> tuple[Optional[Snapshot], Optional[Result]]:
-        """The open document (or notebook) holding ``uri`` and its up-to-date result."""
+    async def current(self, uri: str, facts: bool = False) -> tuple[Optional[Snapshot], Optional[Result]]:
+        """The open document (or notebook) holding ``uri`` and its up-to-date result
+        (``facts``: with its analysis, for hovers)."""
         key = documents.key_of(self.workspace, uri)
         snap = documents.take(self.workspace, key)
         if snap is None:
             return None, None
         cached = self.results.get(key)
-        if cached and cached.snap == snap and cached.gen == self.gen:
+        if cached and cached.snap == snap and cached.gen == self.gen and not (facts and cached.evicted):
+            if cached.analysis is not None:
+                self._keep_analysis(key)
             return snap, cached
         return snap, await self.analyse(snap)
 
@@ -194,8 +212,18 @@ class GradGuardServer(LanguageServer):
         if self.pull:
             if self.supports("workspace.diagnostics.refresh_support"):
                 self.workspace_diagnostic_refresh(None)
-            return
-        self.publish(result)
+        else:
+            self.publish(result)
+        if result.analysis is not None:  # idle: prepare hover facts (a new edit cancels this)
+            await asyncio.sleep(IDLE_SECONDS)
+            await asyncio.get_running_loop().run_in_executor(self._pool, self._warm, key, result)
+
+    def _warm(self, key: str, result: Result) -> None:
+        """Worker thread: build the hover index, unless the result was superseded or evicted
+        meanwhile (the job holds the result, not the analysis, so eviction frees it)."""
+        analysis = result.analysis
+        if analysis is not None and self.results.get(key) is result:
+            analysis.fact_at(1, 1, None)
 
     def publish(self, result: Result) -> None:
         version = (result.snap.version if not result.snap.notebook
@@ -393,7 +421,7 @@ async def hover(ls: GradGuardServer, params: lsp.HoverParams) -> Optional[lsp.Ho
         where = Location(snap.path, line, hit[1], line, hit[2], cell)
         return lsp.Hover(contents=lsp.MarkupContent(kind=kind, value=text), range=pos.range(where))
 
-    snap, result = await ls.current(uri)
+    snap, result = await ls.current(uri, facts=True)
     if result is None or result.analysis is None or result.snap != snap:
         return None
     fact = result.analysis.fact_at(line, column, cell)
