@@ -29,7 +29,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
-from textwrap import dedent, indent
+from textwrap import dedent
 
 __all__ = ["CorpusFile", "generate_corpus", "generate_file", "KINDS"]
 

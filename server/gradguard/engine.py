@@ -57,6 +57,22 @@ class LoopCtx:
         self.continues: list = []
 
 
+class Memo:
+    """A call's result, valid while the state it read (heap, freed graphs, globals) is the same.
+    Only calls that changed none of it are kept, so replaying one is returning its value."""
+
+    __slots__ = ("heap", "freed", "wfreed", "globals", "value", "created")
+
+    def __init__(self, st: State, shared: bool):
+        self.heap, self.freed, self.wfreed = dict(st.heap), set(st.freed), set(st.wfreed)
+        self.globals = dict(st.globals) if shared else None
+        self.value, self.created = None, frozenset()
+
+    def matches(self, st: State, shared: bool) -> bool:
+        return (self.heap == st.heap and self.freed == st.freed.keys() and self.wfreed == st.wfreed.keys()
+                and (not shared or self.globals == st.globals))
+
+
 class Reuse:
     """A backward that reaches freed graph: the raw material of a GG101/GG102 finding."""
 
@@ -87,6 +103,7 @@ class Engine:
         self.summaries: set = set()  # segments built by comprehensions: one per element
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
+        self.memo: dict = {}  # calls that changed nothing, by callee, context, arguments
 
     # ----------------------------------------------------------------- modules
     def run_module(self, module, globals_: dict) -> Optional[State]:
@@ -128,8 +145,8 @@ class Engine:
     def exec(self, node: ast.stmt, st: State) -> Optional[State]:
         self.executed += 1
         prev, self.stmt = self.stmt, node
-        handler = getattr(self, "s_" + type(node).__name__, None)
-        out = handler(node, st) if handler is not None else st
+        handler = _STATEMENTS.get(type(node))
+        out = handler(self, node, st) if handler is not None else st
         self.stmt = prev
         if self.killed:
             self.killed = False
@@ -269,6 +286,7 @@ class Engine:
 
     def restore(self, snapshot) -> None:
         self.reuses, self.tensor_facts, self.backward_facts = snapshot
+        self.memo.clear()  # what the dropped pass recorded is gone: calls must record it again
 
     def age(self, st: Optional[State], loop) -> Optional[State]:
         """At the back edge of ``loop``: what this iteration built becomes the loop's old graph
@@ -471,8 +489,8 @@ class Engine:
 
     # ----------------------------------------------------------------- expressions
     def ev(self, node, st: State) -> Val:
-        handler = getattr(self, "e_" + type(node).__name__, None)
-        return handler(node, st) if handler is not None else self.ev_children(node, st)
+        handler = _EXPRESSIONS.get(type(node))
+        return handler(self, node, st) if handler is not None else self.ev_children(node, st)
 
     def ev_children(self, node, st) -> Val:
         for child in ast.iter_child_nodes(node):
@@ -822,16 +840,27 @@ class Engine:
         if (len(self.frames) > MAX_CALL_DEPTH or self.executed > STATEMENT_BUDGET
                 or any(f.func is fn for f in self.frames)):
             return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
-        locals_ = _bind_params(fn, args, kwargs, unknown_rest)
         ctx = ((node,) + self.frame.ctx)[:CONTEXT_DEPTH]
         shared = fn.module is self.frame.module
-        callee = State(locals_, st.globals if shared else fn.module.env, st.heap, st.freed,
-                       st.grad if fn.grad_mode is None else fn.grad_mode, st.wfreed)
+        grad = st.grad if fn.grad_mode is None else fn.grad_mode
+        key = None
+        if not generator and not unknown_rest:
+            key = (fn.node, ctx, tuple(args), tuple(sorted(kwargs.items())), grad, self.reporting)
+            hit = self.memo.get(key)
+            if hit is not None and hit.matches(st, shared):
+                self.created[-1] |= hit.created
+                return hit.value
+            before = Memo(st, shared)
+        locals_ = _bind_params(fn, args, kwargs, unknown_rest)
+        callee = State(locals_, st.globals if shared else fn.module.env, st.heap, st.freed, grad, st.wfreed)
         frame = Frame(fn, fn.module, ctx, (self.stmt, self.frame.module.path))
         saved_frame, saved_stmt = self.frame, self.stmt
         self.frame = frame
         self.frames.append(frame)
+        self.created.append(set())
         out = self.block(fn.node.body, callee)
+        created = self.created.pop()
+        self.created[-1] |= created
         self.frames.pop()
         self.frame, self.stmt = saved_frame, saved_stmt
         results = frame.returns + ([(NONE, out)] if out is not None else [])
@@ -847,7 +876,11 @@ class Engine:
         value = None
         for v, _ in results:
             value = v if value is None else join(value, v)
-        return value if value is not None else NONE
+        value = value if value is not None else NONE
+        if key is not None and before.matches(st, shared):  # the call changed nothing: reusable
+            before.value, before.created = value, created
+            self.memo[key] = before
+        return value
 
     def instantiate(self, cls: Class, args, kwargs, node, st) -> Val:
         obj = Obj((node, self.frame.ctx), cls)
@@ -1184,13 +1217,7 @@ class Engine:
             return Tensor(exact=all(t.exact for t, _ in ts))
         roots = frozenset().union(*(t.roots for t, _ in ts))
         seg = self.new_seg(site, saves, roots)
-        via = {}
-        for t, n in ts:
-            for s, entry in t.via.items():
-                via.setdefault(s, entry)
-            if n is not None and type(n) in (ast.Name, ast.Attribute):
-                for s in t.segs:
-                    via.setdefault(s, n)
+        via = _merge_entries(ts)
         return Tensor(grad if st.grad else MAYBE, False,
                       frozenset().union(*(t.segs for t, _ in ts)) | {seg}, roots, via,
                       all(t.exact for t, _ in ts), frozenset().union(*(t.weak for t, _ in ts)))
@@ -1318,6 +1345,13 @@ class Engine:
         self.tensor_facts[id(node)] = (node, self.frame.module, value, freed)
 
 
+# One handler per node type, looked up by type (pyflakes-style dispatch without string building).
+_STATEMENTS = {getattr(ast, name[2:]): fn for name, fn in vars(Engine).items()
+               if name.startswith("s_") and hasattr(ast, name[2:])}
+_EXPRESSIONS = {getattr(ast, name[2:]): fn for name, fn in vars(Engine).items()
+                if name.startswith("e_") and hasattr(ast, name[2:])}
+
+
 # --------------------------------------------------------------------- helpers
 def _as_load(target):
     if isinstance(target, ast.Name):
@@ -1378,6 +1412,29 @@ def _uid(seg: Seg) -> int:
 
 _FOLDABLE = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul,
              "FloorDiv": operator.floordiv, "Mod": operator.mod}
+
+
+def _merge_entries(ts) -> dict:
+    """The ``via`` map of an op's result: each input's entries, and the input's own name for
+    segments that had none. Dicts are shared, never changed once built."""
+    via, owned = None, False
+    for t, n in ts:
+        if via is None:
+            via = t.via
+        elif t.via is not via:
+            missing = t.via.keys() - via.keys()
+            if missing:
+                if not owned:
+                    via, owned = dict(via), True
+                for s in missing:
+                    via[s] = t.via[s]
+        if n is not None and type(n) in (ast.Name, ast.Attribute):
+            unnamed = t.segs - via.keys()
+            if unnamed:
+                if not owned:
+                    via, owned = dict(via), True
+                via.update(dict.fromkeys(unnamed, n))
+    return via
 
 
 def _counter(start: Val, first) -> Val:

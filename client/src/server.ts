@@ -1,0 +1,226 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+    CloseAction,
+    DidChangeConfigurationNotification,
+    DocumentSelector,
+    ErrorAction,
+    LanguageClient,
+    LanguageClientOptions,
+    RevealOutputChannelOn,
+    ServerOptions,
+    State,
+    TransportKind,
+} from 'vscode-languageclient/node';
+import { bundledPaths, CONFIG_SECTION, SERVER_ID, SERVER_NAME } from './constants';
+import { logError, logInfo, logWarn } from './log';
+import { chooseInterpreter, Interpreter, InterpreterProblem, probe, ProbeResult } from './python';
+import { launchScope, LaunchSettings, readLaunchSettings, settingsPayload } from './settings';
+
+/** Python files on disk and unsaved, and Python cells of Jupyter notebooks and the interactive window. */
+export const DOCUMENT_SELECTOR: DocumentSelector = [
+    { scheme: 'file', language: 'python' },
+    { scheme: 'untitled', language: 'python' },
+    { notebook: 'jupyter-notebook', language: 'python' },
+    { notebook: 'interactive', language: 'python' },
+];
+
+/** How many crashes in a row we restart after, before telling the user. */
+const MAX_RESTARTS = 3;
+
+interface Launch {
+    interpreter: Interpreter;
+    options: ServerOptions;
+}
+
+/**
+ * Owns the language client: start, restart on interpreter/setting changes, stop.
+ * Problems that keep the server from starting are shown once (until something changes).
+ */
+export class ServerManager implements vscode.Disposable {
+    private client: LanguageClient | undefined;
+    private starting: Promise<void> = Promise.resolve();
+    private lastProblem: string | undefined;
+
+    constructor(
+        private readonly context: vscode.ExtensionContext,
+        private readonly channel: vscode.LogOutputChannel,
+    ) {}
+
+    get languageClient(): LanguageClient | undefined {
+        return this.client;
+    }
+
+    /** (Re)starts the server; concurrent calls are serialised. */
+    restart(reason: string): Promise<void> {
+        this.starting = this.starting.then(() => this.doRestart(reason)).catch((err) => logError(`restart failed: ${err}`));
+        return this.starting;
+    }
+
+    /** Pushes the live settings to the running server (no restart). */
+    async sendSettings(): Promise<void> {
+        if (this.client?.state === State.Running) {
+            logInfo('Settings changed: sending workspace/didChangeConfiguration');
+            await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: settingsPayload(launchScope()) });
+        }
+    }
+
+    async stop(): Promise<void> {
+        const client = this.client;
+        this.client = undefined;
+        if (client) {
+            try {
+                await client.stop(5_000);
+            } catch (err) {
+                logWarn(`Stopping the server: ${err}`);
+            }
+            await client.dispose();
+        }
+    }
+
+    dispose(): void {
+        void this.stop();
+    }
+
+    private async doRestart(reason: string): Promise<void> {
+        logInfo(`Starting the server (${reason})`);
+        await this.stop();
+        let launch: Launch;
+        try {
+            launch = await this.prepare(readLaunchSettings());
+        } catch (err) {
+            this.report(err);
+            return;
+        }
+        const client = new LanguageClient(SERVER_ID, SERVER_NAME, launch.options, this.clientOptions());
+        this.client = client;
+        try {
+            await client.start();
+            this.lastProblem = undefined;
+            logInfo(`Server running: ${describeCommand(launch.options)}`);
+        } catch (err) {
+            this.client = undefined;
+            await client.dispose().catch(() => undefined);
+            this.report(
+                new InterpreterProblem(
+                    `The GradGuard server did not start with ${launch.interpreter.command.join(' ')}.`,
+                    'See "GradGuard: Show Logs" for its output.',
+                ),
+                String(err),
+            );
+        }
+    }
+
+    /** Picks and checks the interpreter, and builds the server command and environment. */
+    private async prepare(settings: LaunchSettings): Promise<Launch> {
+        const interpreter = await chooseInterpreter(settings, launchScope()?.uri);
+        const info = await probe(interpreter);
+        const env: NodeJS.ProcessEnv = { ...process.env, PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8' };
+        if (settings.importStrategy === 'useBundled') {
+            env.PYTHONPATH = this.bundledPythonPath(info);
+            delete env.PYTHONHOME;
+        }
+        // The server imports these; one probe under the server's environment turns a missing
+        // package into a clear message instead of a crashed server.
+        const checked = await probe(interpreter, ['gradguard', 'pygls', 'libcst'], env);
+        const errors = checked.importErrors;
+        if (errors.gradguard || errors.pygls) {
+            const why = errors.gradguard ?? errors.pygls;
+            throw new InterpreterProblem(
+                settings.importStrategy === 'fromEnvironment'
+                    ? `GradGuard is not installed for ${checked.executable} (${why}).`
+                    : `The GradGuard server bundled with the extension does not load on ${checked.executable} (${why}).`,
+                settings.importStrategy === 'fromEnvironment'
+                    ? `Run \`${checked.executable} -m pip install gradguard\`, or set \`gradguard.importStrategy\` to \`useBundled\`.`
+                    : 'Set `gradguard.importStrategy` to `fromEnvironment` and install gradguard in that interpreter.',
+            );
+        }
+        if (errors.libcst) {
+            logWarn(`libcst does not import (${errors.libcst}); GradGuard may offer fewer quick fixes.`);
+        }
+        const [exe, ...extra] = interpreter.command;
+        const folder = launchScope()?.uri.fsPath;
+        return {
+            interpreter,
+            options: {
+                command: exe,
+                args: [...extra, '-m', 'gradguard', 'lsp'],
+                transport: TransportKind.stdio,
+                options: { env, cwd: folder && fs.existsSync(folder) ? folder : this.context.extensionPath },
+            },
+        };
+    }
+
+    /** PYTHONPATH for useBundled: libraries with compiled parts for this CPython, pure ones, the server. */
+    private bundledPythonPath(info: ProbeResult): string {
+        const paths = bundledPaths(this.context.extensionPath);
+        const parts = [paths.libs, paths.tool];
+        const versioned = paths.versionedLibs(info.version[0], info.version[1]);
+        if (fs.existsSync(versioned)) {
+            parts.unshift(versioned);
+        } else {
+            logWarn(`This GradGuard package carries no compiled libraries for Python ${info.version[0]}.${info.version[1]} (${versioned}).`);
+        }
+        if (!fs.existsSync(paths.tool)) {
+            logWarn(`No bundled server at ${paths.tool}: this is a development checkout; run \`npm run package\`.`);
+        }
+        return parts.join(path.delimiter);
+    }
+
+    private clientOptions(): LanguageClientOptions {
+        let crashes = 0;
+        return {
+            documentSelector: DOCUMENT_SELECTOR,
+            outputChannel: this.channel,
+            traceOutputChannel: this.channel,
+            revealOutputChannelOn: RevealOutputChannelOn.Never,
+            initializationOptions: { settings: settingsPayload(launchScope()) },
+            markdown: { isTrusted: false, supportHtml: false },
+            errorHandler: {
+                error: () => ({ action: ErrorAction.Continue }),
+                closed: () => {
+                    crashes += 1;
+                    if (crashes <= MAX_RESTARTS) {
+                        logWarn(`The server exited; restarting (${crashes}/${MAX_RESTARTS}).`);
+                        return { action: CloseAction.Restart, handled: true };
+                    }
+                    this.report(
+                        new InterpreterProblem(
+                            `The GradGuard server exited ${crashes} times and was not restarted.`,
+                            'See "GradGuard: Show Logs", then run "GradGuard: Restart Server".',
+                        ),
+                    );
+                    return { action: CloseAction.DoNotRestart, handled: true };
+                },
+            },
+        };
+    }
+
+    /** Logs every problem; notifies once per distinct problem. */
+    private report(err: unknown, extraLog?: string): void {
+        const problem =
+            err instanceof InterpreterProblem
+                ? err
+                : new InterpreterProblem(`GradGuard could not start: ${err}`, 'See "GradGuard: Show Logs".');
+        logError(`${problem.message} ${problem.detail}${extraLog ? `\n${extraLog}` : ''}`);
+        const text = `${problem.message} ${problem.detail}`;
+        if (text === this.lastProblem) {
+            return;
+        }
+        this.lastProblem = text;
+        void vscode.window.showErrorMessage(text, 'Open Settings', 'Show Logs').then((choice) => {
+            if (choice === 'Open Settings') {
+                void vscode.commands.executeCommand('workbench.action.openSettings', `${CONFIG_SECTION}.`);
+            } else if (choice === 'Show Logs') {
+                this.channel.show(true);
+            }
+        });
+    }
+}
+
+function describeCommand(options: ServerOptions): string {
+    const o = options as { command: string; args?: string[]; options?: { env?: NodeJS.ProcessEnv } };
+    const pythonPath = o.options?.env?.PYTHONPATH;
+    return `${[o.command, ...(o.args ?? [])].join(' ')}${pythonPath ? ` (PYTHONPATH=${pythonPath})` : ''}`;
+}

@@ -1,0 +1,11 @@
+"""Two losses share one graph; the second backward runs after the first freed it."""
+import torch
+
+w = torch.randn(3, requires_grad=True)
+x = torch.randn(3)
+h = torch.tanh(w * x)
+loss1 = h.sum()
+loss2 = (h * 2).sum()
+loss1.backward()
+loss2.backward()
+print(w.grad)

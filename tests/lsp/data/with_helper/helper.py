@@ -1,0 +1,7 @@
+import torch
+
+
+def fit(w):
+    loss = torch.exp(w).sum()
+    loss.backward()
+    loss.backward()

@@ -1,0 +1,81 @@
+"""Hovers through the real server, in English and Simplified Chinese."""
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+from pytest_lsp import LanguageClient
+
+from conftest import DATA
+from lsputil import change_text, open_text, wait_diagnostics
+
+
+async def hover(client, uri, line, character) -> lsp.Hover | None:
+    return await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(line, character)))
+
+
+async def test_tensor_hover_shows_chain_with_links_and_freed_state(client: LanguageClient):
+    uri = open_text(client, DATA / "two_losses.py")
+    await wait_diagnostics(client, uri, bool)
+    result = await hover(client, uri, 9, 2)  # loss2 in "loss2.backward()" (line 10)
+    assert result.contents.kind == lsp.MarkupKind.Markdown
+    text = result.contents.value
+    assert text.startswith("**`loss2`**") and "requires grad: yes" in text
+    assert f"[line 6]({uri}#L6) `h = torch.tanh(w * x)`" in text
+    assert f"**Freed here** by the backward on [line 9]({uri}#L9)" in text
+    assert result.range == lsp.Range(lsp.Position(9, 0), lsp.Position(9, 5))
+    before = (await hover(client, uri, 7, 2)).contents.value  # loss2 where it is built
+    assert "Graph not freed here." in before
+
+
+async def test_backward_hover_names_the_later_reuse(client: LanguageClient):
+    uri = open_text(client, DATA / "two_losses.py")
+    await wait_diagnostics(client, uri, bool)
+    text = (await hover(client, uri, 8, 10)).contents.value  # loss1.backward() on line 9
+    assert text.startswith("**`loss1.backward()`**")
+    assert "Frees the saved tensors of:" in text
+    assert f"The backward on [line 10]({uri}#L10) walks it again." in text
+
+
+async def test_chinese_hover(zh_client: LanguageClient):
+    uri = open_text(zh_client, DATA / "two_losses.py")
+    (diag,) = await wait_diagnostics(zh_client, uri, bool)
+    assert "会报错" in diag.message  # the diagnostic message is localised too
+    text = (await hover(zh_client, uri, 9, 2)).contents.value
+    assert "需要梯度: 是" in text and "此处计算图已被释放" in text and "第 9 行" in text
+
+
+async def test_plain_text_clients_get_no_markup(plain_client: LanguageClient):
+    uri = open_text(plain_client, DATA / "two_losses.py")
+    await wait_diagnostics(plain_client, uri, bool)
+    result = await hover(plain_client, uri, 9, 2)
+    assert result.contents.kind == lsp.MarkupKind.PlainText
+    assert "`" not in result.contents.value and "](" not in result.contents.value
+
+
+async def test_hover_after_non_ascii_text_on_the_line(client: LanguageClient):
+    uri = open_text(client, DATA / "utf16.py")
+    await wait_diagnostics(client, uri, bool)
+    # '标签 = "🔥🔥"; 损失.backward()': 损失 starts at UTF-16 column 13
+    result = await hover(client, uri, 5, 13)
+    assert result.contents.value.startswith("**`损失`**")
+    assert result.range == lsp.Range(lsp.Position(5, 13), lsp.Position(5, 15))
+
+
+async def test_rule_code_in_a_suppression_comment(client: LanguageClient):
+    text = (DATA / "two_losses.py").read_text().replace(
+        "loss2.backward()\n", "loss2.backward()  # gradguard: ignore[GG101]\n")
+    uri = open_text(client, DATA / "two_losses.py", text)
+    assert not await wait_diagnostics(client, uri)
+    line = text.splitlines()[9]
+    result = await hover(client, uri, 9, line.index("GG101") + 2)
+    assert result.contents.value.startswith("**GG101** · backward-through-freed-graph")
+    assert result.range.start.character == line.index("GG101")
+    assert await hover(client, uri, 0, 0) is None  # a docstring: nothing to say
+
+
+async def test_no_hover_while_the_text_does_not_parse(client: LanguageClient):
+    path = DATA / "two_losses.py"
+    uri = open_text(client, path)
+    await wait_diagnostics(client, uri, bool)
+    change_text(client, uri, 2, path.read_text().replace("print(w.grad)", "print(w.grad"))
+    assert await hover(client, uri, 9, 2) is None
