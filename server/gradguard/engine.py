@@ -21,7 +21,7 @@ from typing import Optional
 
 from . import torch_api as api
 from .state import Ager, FreeInfo, State, join_states
-from .values import (MAYBE, NO, NONE, UNKNOWN, YES, After, Bound, Box, Builtin, Class, Const, Func,
+from .values import (MAYBE, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Obj, Optim, Root, Seg, Super, Tensor,
                      LibRef, Tup, Val, join, tensors_in)
 
@@ -745,8 +745,29 @@ class Engine:
         return UNKNOWN
 
     # ----------------------------------------------------------------- attributes
+    def each(self, alt: Alt, st: State, fn) -> Val:
+        """Apply ``fn`` to every alternative on its own copy of the state, then join."""
+        results = []
+        for option in alt.options:
+            s = st.copy()
+            value = fn(option, s)
+            if self.killed:  # this alternative raises; the others may not
+                self.killed = False
+            else:
+                results.append((value, s))
+        if not results:
+            self.killed = True
+            return UNKNOWN
+        value = None
+        for v, _ in results:
+            value = v if value is None else join(value, v)
+        st.become(join_states([s for _, s in results]))
+        return value
+
     def attr(self, recv: Val, name: str, st: State, node) -> Val:
         t = type(recv)
+        if t is Alt:
+            return self.each(recv, st, lambda option, s: self.attr(option, name, s, node))
         if t is LibRef:
             return LibRef(f"{recv.qual}.{name}")
         if t is Tensor:
@@ -798,6 +819,8 @@ class Engine:
         t = type(callee)
         if t is LibRef:
             return self.torch_call(callee.qual, args, kwargs, node, st)
+        if t is Alt:
+            return self.each(callee, st, lambda option, s: self.call(option, args, kwargs, node, s))
         if t in (Func, Obj, Class) or (t is Bound and callee.func is not None):
             args = [(self.enter(a, n), n) for a, n in args]
         if t is Bound:

@@ -46,6 +46,10 @@ class State:
         return State(None if self.locals is None else dict(self.locals), dict(self.globals),
                      dict(self.heap), dict(self.freed), self.grad, dict(self.wfreed))
 
+    def become(self, other: "State") -> None:
+        self.locals, self.globals, self.heap = other.locals, other.globals, other.heap
+        self.freed, self.wfreed, self.grad = other.freed, other.wfreed, other.grad
+
     def adopt(self, other: "State") -> None:
         """Take the heap and freed graphs of the state a call or comprehension ended in."""
         self.heap, self.freed, self.wfreed = other.heap, other.freed, other.wfreed
@@ -150,7 +154,11 @@ class Ager:
         for cur, old in self.mapping.items():
             groups.setdefault(old, []).append(cur)
         for freed in (out.freed, out.wfreed):
+            if not freed:
+                continue
             for old, curs in groups.items():
+                if old not in freed and not any(c in freed for c in curs):
+                    continue  # nothing it stands for is freed
                 # the old segment is freed iff every execution it now stands for is
                 sources = [s for s in curs + [old] if s in freed or s in self.live]
                 infos = [freed.pop(c, None) for c in curs]

@@ -346,6 +346,28 @@ class Super(Val):
         self.obj, self.cls = obj, cls
 
 
+class Alt(Val):
+    """One of a few objects (e.g. a model class picked from a registry dict by name)."""
+
+    __slots__ = ("options",)
+
+    def __init__(self, options):
+        self.options = tuple(options)
+
+    def __eq__(self, other):
+        return type(other) is Alt and set(other.options) == set(self.options)
+
+    def __hash__(self):
+        return hash(frozenset(self.options))
+
+
+MAX_ALTERNATIVES = 4
+
+
+def _alternatives(v: Val) -> tuple:
+    return v.options if type(v) is Alt else (v,)
+
+
 def join(a: Val, b: Val) -> Val:
     if a is b:
         return a
@@ -367,6 +389,11 @@ def join(a: Val, b: Val) -> Val:
         return a
     if ta is Iter and tb is Iter and a.gen is None and b.gen is None:
         return Iter(join(a.elem, b.elem))
+    if ta in _OBJECTS and tb in _OBJECTS:
+        options = list(_alternatives(a))
+        options += [o for o in _alternatives(b) if o not in options]
+        if len(options) <= MAX_ALTERNATIVES:
+            return Alt(options)
     return UNKNOWN
 
 
@@ -377,3 +404,6 @@ def tensors_in(v: Val):
     elif type(v) is Tup:
         for item in v.items:
             yield from tensors_in(item)
+
+
+_OBJECTS = (Func, Class, Obj, Layer, Bound, Optim, Alt)

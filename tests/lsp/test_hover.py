@@ -79,3 +79,16 @@ async def test_no_hover_while_the_text_does_not_parse(client: LanguageClient):
     await wait_diagnostics(client, uri, bool)
     change_text(client, uri, 2, path.read_text().replace("print(w.grad)", "print(w.grad"))
     assert await hover(client, uri, 9, 2) is None
+
+
+async def test_hover_on_a_document_whose_analysis_was_dropped(client: LanguageClient, tmp_path):
+    """Only a few full analyses stay in memory; older documents are re-analysed for hovers."""
+    text = (DATA / "two_losses.py").read_text()
+    uris = []
+    for n in range(6):
+        path = tmp_path / f"t{n}.py"
+        path.write_text(text)
+        uris.append(open_text(client, path, text))
+        await wait_diagnostics(client, uris[-1], bool)
+    result = await hover(client, uris[0], 9, 2)
+    assert result is not None and result.contents.value.startswith("**`loss2`**")

@@ -183,6 +183,8 @@ class GradGuardServer(LanguageServer):
             if cached.analysis is not None:
                 self._keep_analysis(key)
             return snap, cached
+        if cached and cached.evicted:
+            self._running.pop(key, None)  # its finished run holds the evicted result
         return snap, await self.analyse(snap)
 
     # --- push diagnostics --------------------------------------------------------------------
