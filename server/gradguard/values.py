@@ -49,10 +49,7 @@ class Seg:
         self.roots: frozenset = roots
         self.order: int = order
         self.current: Optional["Seg"] = None  # for an old segment: its current counterpart
-        self.uid = uid  # creation rank: hashing by it keeps set order, and so results, stable
-
-    def __hash__(self):
-        return self.uid
+        self.uid = uid  # creation rank: orders choices between segments so results are stable
 
     @property
     def what(self) -> str:
