@@ -68,57 +68,102 @@ def fix_from_data(data: Mapping[str, Any]) -> Fix:
 
 # --- source access -----------------------------------------------------------------------------
 
-class _Source:
-    """One file or cell: its text, lines and (lazily) libcst nodes with positions."""
+class _Region:
+    """libcst nodes, with absolute positions, of the top-level statements covering some lines.
 
-    def __init__(self, cell: Optional[int], text: str):
-        self.cell = cell
-        self.text = text
-        self.lines = text.splitlines(keepends=True)
-        self.newline = "\r\n" if "\r\n" in (self.lines[0] if self.lines else "") else "\n"
-        self._positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
-        self._order: list[cst.CSTNode] = []
-        self.module: Optional[cst.Module] = None
+    Parsing only those statements keeps a fix on a 2,000-line file fast: libcst's parser and
+    position metadata cost about a millisecond per line.  Top-level statements start at column
+    1, so only lines shift.
+    """
 
-    def _parse(self) -> None:
+    def __init__(self, text: str, first_line: int):
         try:
-            wrapper = MetadataWrapper(cst.parse_module(strip_magics(self.text)), unsafe_skip_copy=True)
+            wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
         except cst.ParserSyntaxError as exc:
             raise FixError(f"source does not parse: {exc.message}") from exc
         self.module = wrapper.module
-        self._positions = wrapper.resolve(PositionProvider)
-        order = self._order
+        self._positions: Mapping[cst.CSTNode, CodeRange] = wrapper.resolve(PositionProvider)
+        self._shift = first_line - 1
+        order: list[cst.CSTNode] = []
 
         class Collect(cst.CSTVisitor):  # pre-order: outer nodes before inner ones
             def on_visit(self, node: cst.CSTNode) -> bool:
                 order.append(node)
                 return True
 
-        wrapper.module.visit(Collect())
-
-    def nodes(self) -> list[cst.CSTNode]:
-        if self._positions is None:
-            self._parse()
-        return self._order
+        self.module.visit(Collect())
+        self.nodes = order
 
     def span(self, node: cst.CSTNode) -> tuple[tuple[int, int], tuple[int, int]]:
         """1-based (line, column) start and exclusive end of ``node`` (parentheses excluded)."""
-        if self._positions is None:
-            self._parse()
         r = self._positions[node]
-        return (r.start.line, r.start.column + 1), (r.end.line, r.end.column + 1)
+        return (r.start.line + self._shift, r.start.column + 1), (r.end.line + self._shift, r.end.column + 1)
 
-    def line_text(self, line: int) -> str:
-        return self.lines[line - 1].rstrip("\r\n") if 0 < line <= len(self.lines) else ""
+    def block_of(self, stmt: cst.CSTNode) -> tuple[Sequence[cst.CSTNode], bool]:
+        """The statement list holding ``stmt``, and whether it is the module's (top level)."""
+        for node in self.nodes:
+            if isinstance(node, (cst.Module, cst.IndentedBlock)) and any(s is stmt for s in node.body):
+                return node.body, isinstance(node, cst.Module)
+        raise FixError("statement not in a block")
 
     def string_continuation_lines(self) -> set[int]:
         """Lines that begin inside a multi-line string literal (must not be re-indented)."""
         inside: set[int] = set()
-        for node in self.nodes():
+        for node in self.nodes:
             if isinstance(node, (cst.SimpleString, cst.FormattedString)):
                 (start, _), (end, _) = self.span(node)
                 inside.update(range(start + 1, end + 1))
         return inside
+
+
+class _Source:
+    """One file or cell: its text and lines, an ast of it, libcst regions on demand."""
+
+    def __init__(self, cell: Optional[int], text: str):
+        self.cell = cell
+        self.text = text
+        self.lines = text.splitlines(keepends=True)
+        self.newline = "\r\n" if "\r\n" in (self.lines[0] if self.lines else "") else "\n"
+        self._parsed = strip_magics(text)
+        self._tree: Optional[ast.Module] = None
+        self._regions: dict[tuple[int, int], _Region] = {}
+
+    @property
+    def tree(self) -> ast.Module:
+        if self._tree is None:
+            try:
+                self._tree = ast.parse(self._parsed)
+            except SyntaxError as exc:
+                raise FixError(f"source does not parse: {exc.msg}") from exc
+        return self._tree
+
+    def region(self, first: int, last: int) -> _Region:
+        """The top-level statements overlapping lines ``first``..``last``."""
+        lo, hi = first, last
+        for stmt in self.tree.body:
+            start = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+            if start <= last and stmt.end_lineno >= first:
+                lo, hi = min(lo, start), max(hi, stmt.end_lineno)
+        if (lo, hi) not in self._regions:
+            lines = self._parsed.splitlines(keepends=True)[lo - 1:hi]
+            self._regions[(lo, hi)] = _Region("".join(lines), lo)
+        return self._regions[(lo, hi)]
+
+    def line_text(self, line: int) -> str:
+        return self.lines[line - 1].rstrip("\r\n") if 0 < line <= len(self.lines) else ""
+
+    @property
+    def indent_unit(self) -> str:
+        """One level of indentation as the file writes it (four spaces when it has no block)."""
+        for node in ast.walk(self.tree):
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and hasattr(node, "lineno") and body[0].lineno > node.lineno:
+                outer = self.line_text(node.lineno)
+                inner = self.line_text(body[0].lineno)
+                unit = inner[: len(inner) - len(inner.lstrip())][len(outer) - len(outer.lstrip()):]
+                if unit.strip() == "" and unit:
+                    return unit
+        return "    "
 
 
 def _sources(sources: Sources) -> dict[Optional[int], _Source]:
@@ -132,16 +177,13 @@ def _source_for(srcs: Mapping[Optional[int], _Source], loc: Location) -> _Source
     return src
 
 
-def _loc_span(loc: Location) -> tuple[tuple[int, int], tuple[int, int]]:
-    return (loc.line, loc.column), (loc.end_line, loc.end_column)
-
-
-def _exact(src: _Source, loc: Location, kinds: tuple[type, ...]) -> cst.CSTNode:
+def _exact(src: _Source, loc: Location, kinds: tuple[type, ...]) -> tuple[_Region, cst.CSTNode]:
     """The outermost node of one of ``kinds`` spanning exactly ``loc``."""
-    want = _loc_span(loc)
-    for node in src.nodes():
-        if isinstance(node, kinds) and src.span(node) == want:
-            return node
+    region = src.region(loc.line, loc.end_line)
+    want = ((loc.line, loc.column), (loc.end_line, loc.end_column))
+    for node in region.nodes:
+        if isinstance(node, kinds) and region.span(node) == want:
+            return region, node
     raise FixError(f"nothing at {loc.line}:{loc.column}-{loc.end_line}:{loc.end_column}")
 
 
@@ -162,14 +204,14 @@ def _retain_graph(srcs, fix: Fix) -> list[Edit]:
         if not key.startswith("call"):
             continue
         src = _source_for(srcs, loc)
-        call = _exact(src, loc, (cst.Call,))
+        region, call = _exact(src, loc, (cst.Call,))
         existing = [a for a in call.args if a.keyword and a.keyword.value == "retain_graph"]
         if existing:
-            edits.append(_replace(src, src.span(existing[0].value), "True"))
+            edits.append(_replace(src, region.span(existing[0].value), "True"))
         elif call.args:
-            edits.append(_insert(src, src.span(call.args[-1].value)[1], ", retain_graph=True"))
+            edits.append(_insert(src, region.span(call.args[-1].value)[1], ", retain_graph=True"))
         else:
-            end_line, end_col = src.span(call)[1]
+            end_line, end_col = region.span(call)[1]
             edits.append(_insert(src, (end_line, end_col - 1), "retain_graph=True"))  # before ")"
     if not edits:
         raise FixError("retain_graph fix without call targets")
@@ -203,8 +245,8 @@ def _after_parens(src: _Source, pos: tuple[int, int], count: int) -> tuple[int, 
 def _detach(srcs, fix: Fix) -> list[Edit]:
     loc = fix.target("expr")
     src = _source_for(srcs, loc)
-    node = _exact(src, loc, (cst.BaseExpression,))
-    start, end = src.span(node)
+    region, node = _exact(src, loc, (cst.BaseExpression,))
+    start, end = region.span(node)
     if node.rpar:
         return [_insert(src, _after_parens(src, end, len(node.rpar)), ".detach()")]
     if isinstance(node, _ATOMIC):
@@ -215,78 +257,65 @@ def _detach(srcs, fix: Fix) -> list[Edit]:
 def _torch_name(srcs: Mapping[Optional[int], _Source]) -> Optional[str]:
     """How the code refers to the ``torch`` module (``import torch as th`` -> ``th``)."""
     for src in srcs.values():
-        for node in src.nodes():
-            if isinstance(node, cst.Import):
+        for node in ast.walk(src.tree):
+            if isinstance(node, ast.Import):
                 for alias in node.names:
-                    if isinstance(alias.name, cst.Name) and alias.name.value == "torch":
-                        return alias.asname.name.value if alias.asname else "torch"
+                    if alias.name == "torch":
+                        return alias.asname or "torch"
     return None
 
 
 def _import_position(src: _Source) -> tuple[int, int]:
     """Where ``import torch`` can go: after the docstring and ``from __future__`` imports."""
     line = 1
-    src.nodes()  # parse
-    for stmt in src.module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
+    for stmt in src.tree.body:
+        is_doc = isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
+            and isinstance(stmt.value.value, str)
+        if not (is_doc or isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"):
             break
-        small = stmt.body[0]
-        is_doc = isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)
-        is_future = isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) \
-            and small.module.value == "__future__"
-        if not (is_doc or is_future):
-            break
-        line = src.span(stmt)[1][0] + 1
+        line = stmt.end_lineno + 1
     return line, 1
 
 
-def _statement_line(src: _Source, loc: Location) -> cst.SimpleStatementLine | cst.BaseCompoundStatement:
+def _statement_line(src: _Source, loc: Location) -> tuple[_Region, cst.CSTNode]:
     """The whole statement starting at ``loc`` (a SimpleStatementLine with a single statement)."""
-    want_start = (loc.line, loc.column)
-    for node in src.nodes():
+    region = src.region(loc.line, loc.end_line)
+    for node in region.nodes:
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) \
-                and src.span(node)[0] == want_start:
+                and region.span(node)[0] == (loc.line, loc.column):
             if isinstance(node, cst.SimpleStatementLine) and len(node.body) > 1:
                 raise FixError("several statements share the line")
             if src.line_text(loc.line)[: loc.column - 1].strip():
                 raise FixError("statement does not start its line")
-            return node
+            return region, node
     raise FixError(f"no statement at {loc.line}:{loc.column}")
 
 
-def _block_of(src: _Source, stmt: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    """The statement list (module or indented block) that holds ``stmt``."""
-    for node in src.nodes():
-        if isinstance(node, (cst.Module, cst.IndentedBlock)) and any(s is stmt for s in node.body):
-            return node.body
-    raise FixError("statement not in a block")
-
-
-def _statements_in(src: _Source, loc: Location) -> Sequence[cst.CSTNode]:
+def _statements_in(src: _Source, loc: Location) -> tuple[_Region, Sequence[cst.CSTNode]]:
     """The sibling statements that make up ``loc`` (the first starts it, the last ends it)."""
-    first = _statement_line(src, loc)
-    block = _block_of(src, first)
+    region, first = _statement_line(src, loc)
+    block, _ = region.block_of(first)
     i = next(i for i, s in enumerate(block) if s is first)
     for j in range(i, len(block)):
-        if src.span(block[j])[1] == (loc.end_line, loc.end_column):
+        if region.span(block[j])[1] == (loc.end_line, loc.end_column):
             if any(isinstance(s, cst.SimpleStatementLine) and len(s.body) > 1 for s in block[i:j + 1]):
                 raise FixError("several statements share a line")
-            return block[i:j + 1]
+            return region, block[i:j + 1]
     raise FixError("the statements do not end where the target does")
 
 
 def _no_grad(srcs, fix: Fix) -> list[Edit]:
     loc = fix.target("stmt")
     src = _source_for(srcs, loc)
-    stmts = _statements_in(src, loc)
-    first_line = src.span(stmts[0])[0][0]
-    last_line = src.span(stmts[-1])[1][0]
+    region, stmts = _statements_in(src, loc)
+    first_line = region.span(stmts[0])[0][0]
+    last_line = region.span(stmts[-1])[1][0]
     indent = src.line_text(first_line)[: loc.column - 1]
-    unit = src.module.default_indent
+    unit = src.indent_unit
     torch = _torch_name(srcs)
     edits = [_insert(src, (first_line, 1),
                      f"{indent}with {torch or 'torch'}.no_grad():{src.newline}{unit}")]
-    skip = src.string_continuation_lines()
+    skip = region.string_continuation_lines()
     for line in range(first_line + 1, last_line + 1):
         if line not in skip and src.line_text(line).strip():
             edits.append(_insert(src, (line, 1), unit))
@@ -323,23 +352,24 @@ def _operand(text: str) -> str:
 def _sum_losses(srcs, fix: Fix) -> list[Edit]:
     first_loc, second_loc = fix.target("first"), fix.target("second")
     first_src, second_src = _source_for(srcs, first_loc), _source_for(srcs, second_loc)
-    first = _statement_line(first_src, first_loc)
-    (l0, c0), (l1, c1) = first_src.span(first)
-    if len(_block_of(first_src, first)) == 1:  # the block must not become empty
+    region, first = _statement_line(first_src, first_loc)
+    (l0, c0), (l1, c1) = region.span(first)
+    block, top_level = region.block_of(first)
+    if len(first_src.tree.body if top_level else block) == 1:  # a block must not become empty
         removal = _replace(first_src, ((l0, c0), (l1, c1)), "pass")
     elif l1 < len(first_src.lines):  # remove the statement's lines, trailing comment included
         removal = _replace(first_src, ((l0, 1), (l1 + 1, 1)), "")
     else:  # last line of the file
         removal = _replace(first_src, ((l0, 1), (l1, len(first_src.line_text(l1)) + 1)), "")
 
-    call = _exact(second_src, second_loc, (cst.Call,))
+    region, call = _exact(second_src, second_loc, (cst.Call,))
     args = ""
     if isinstance(call.func, cst.Attribute) and call.args:  # keep loss.backward(...)'s arguments
-        start = second_src.span(call.args[0])[0]
-        end = second_src.span(call.args[-1].value)[1]
+        start = region.span(call.args[0])[0]
+        end = region.span(call.args[-1].value)[1]
         args = _text_between(second_src, start, end)
     summed = f"({_operand(fix.text('first_loss'))} + {_operand(fix.text('second_loss'))})"
-    return [removal, _replace(second_src, second_src.span(call), f"{summed}.backward({args})")]
+    return [removal, _replace(second_src, region.span(call), f"{summed}.backward({args})")]
 
 
 def _text_between(src: _Source, start: tuple[int, int], end: tuple[int, int]) -> str:
@@ -399,8 +429,8 @@ def suppression_edit(finding: Finding, sources: Sources) -> Edit:
         edit = _replace(src, ((loc.line, match.start(1) + 1), (loc.line, match.end(1) + 1)),
                         ", ".join([*codes, finding.code]))
     else:
-        if line.rstrip().endswith("\\") or loc.line in src.string_continuation_lines() \
-                or (loc.line + 1) in src.string_continuation_lines():
+        inside = src.region(loc.line, loc.line + 1).string_continuation_lines()
+        if line.rstrip().endswith("\\") or loc.line in inside or loc.line + 1 in inside:
             raise FixError("the line ends inside a string or continues")
         end = len(line.rstrip()) + 1
         edit = _replace(src, ((loc.line, end), (loc.line, len(line) + 1)),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .values import Iter, Tensor, Tup, Val, join
+from .values import After, Const, Iter, Tensor, Tup, Unknown, Val, join
 
 
 class FreeInfo:
@@ -69,15 +69,27 @@ class State:
         (self.globals if self.locals is None else self.locals)[name] = value
 
     def same(self, other: "State") -> bool:
-        return (self.locals == other.locals and self.globals == other.globals
-                and self.heap == other.heap and self.freed.keys() == other.freed.keys()
-                and self.wfreed.keys() == other.wfreed.keys()
-                and self.grad == other.grad)
+        """Equal as far as graphs go: plain Python values (counters, flags) may differ, since
+        a loop that changes only those repeats what it does to tensors."""
+        return (self.freed.keys() == other.freed.keys() and self.wfreed.keys() == other.wfreed.keys()
+                and self.grad == other.grad and _same_values(self.locals, other.locals)
+                and _same_values(self.globals, other.globals) and _same_values(self.heap, other.heap))
 
     def mark_stepped(self) -> None:
         """Parameters were updated in place: every freed graph now predates an update."""
         self.freed = {s: fi if fi.stepped else FreeInfo(fi.call, fi.path, fi.via, True)
                       for s, fi in self.freed.items()}
+
+
+_SCALARS = (Const, After, Unknown)
+
+
+def _same_values(a, b) -> bool:
+    if a is b or a == b:
+        return True
+    if a is None or b is None or a.keys() != b.keys():
+        return False
+    return all(x == y or (type(x) in _SCALARS and type(y) in _SCALARS) for x, y in ((a[k], b[k]) for k in a))
 
 
 def _join_dicts(a: dict, b: dict) -> dict:
