@@ -219,9 +219,9 @@ async def bench_pull(path: Path, text: str, edits: int) -> None:
     for version in range(2, edits + 2):
         start = time.perf_counter()
         edit(client, uri, version, 5 + version % 40)
-        report = await client.text_document_diagnostic_async(params)
+        answer = await client.text_document_diagnostic_async(params)
         latencies.append((time.perf_counter() - start) * 1000)
-        assert report.items, "the generated script has a finding"
+        assert answer.items, "the generated script has a finding"
     report("didChange -> textDocument/diagnostic (pull, no debounce)", latencies)
     await close(client)
 

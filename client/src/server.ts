@@ -204,7 +204,8 @@ export class ServerManager implements vscode.Disposable {
                 ? err
                 : new InterpreterProblem(`GradGuard could not start: ${err}`, 'See "GradGuard: Show Logs".');
         logError(`${problem.message} ${problem.detail}${extraLog ? `\n${extraLog}` : ''}`);
-        const text = `${problem.message} ${problem.detail}`;
+        // Notifications show plain text: `code` spans become quotes.
+        const text = `${problem.message} ${problem.detail}`.replace(/`([^`]*)`/g, '"$1"');
         if (text === this.lastProblem) {
             return;
         }

@@ -2,11 +2,13 @@
 the related places, and the fixes that fit the cause.
 
 Causes, told apart by the data rather than by the text:
-- *stale across iterations*: the graph was freed by the same backward call in an earlier
-  iteration. If it was built before the loop (a target, features, a cached value) the fix is
-  to build it without graph (``torch.no_grad()``) or ``.detach()`` it where it is built; if it
-  is carried from iteration to iteration (RNN hidden state) the fix is ``.detach()`` where the
-  carried value enters this iteration's graph.
+- *built before the loop*: the graph was freed by the same backward call in an earlier
+  iteration and was built outside it (a target, features, a cached value). If this iteration
+  builds graph of its own from parameters, cut the stale part: build it under
+  ``torch.no_grad()`` or ``.detach()`` it where it is built. If it comes from parameters being
+  trained, recompute it every iteration instead.
+- *carried across iterations* (RNN hidden state, a running sum): the loop's previous iteration
+  built it; detach the variables that carry it, right after the backward.
 - *shared by two backwards*: another backward call freed it. If parameters were updated in
   place in between (``optimizer.step()``), ``retain_graph=True`` would only turn this into an
   in-place version error, so the fix is to ``.detach()`` the shared value where the first
@@ -75,13 +77,15 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
 
 
 def _fixes(reuse, locate, main_path, parents, trained) -> list:
-    stale, info, node, value = reuse.stale, reuse.info, reuse.node, reuse.value
+    info, node = reuse.info, reuse.node
     if info.call is node:
         return _stale_fixes(reuse, locate, main_path, parents, trained)
     fixes: list[Fix] = []
-    # another backward freed it
     if info.stepped:
-        if info.via is not None and info.path == main_path:
+        # a GAN's fake: detach it where the first loss took it, if that one place holds all of
+        # the shared graph and the first loss keeps graph of its own
+        entries = {id(i.via): i.via for i in reuse.infos.values()}
+        if len(entries) == 1 and info.via is not None and info.path == main_path:
             fixes.append(Fix("detach", f"Detach `{short(info.via)}` in the graph of {short(info.call)} "
                                        "(parameters are updated in between, so retain_graph=True would not help)",
                              (("expr", locate(info.via, info.path)),), preferred=True))
@@ -106,60 +110,126 @@ def _stale_fixes(reuse, locate, main_path, parents, trained_roots) -> list:
     stale, info, node, value = reuse.stale, reuse.info, reuse.node, reuse.value
     fixes: list[Fix] = []
     in_main = reuse.module.path == main_path
-    loop = _enclosing_loop(node, parents) if in_main else None
-    if isinstance(stale.old, ast.AST) and in_main and _within(node, stale.old):
-        return _carried_fixes(reuse, locate, main_path)
-    hits = set(reuse.hits)
-    # Does this iteration build graph of its own? If not, the backwards share one graph
-    # (e.g. a loop over prebuilt losses) and cutting it would cut the gradient itself.
-    rebuilt = loop is None or any(_within(s.stmt, loop) for s in value.segs - hits if s.path == main_path)
+    scope = _repeating_scope(node, parents) if in_main else None
+    if isinstance(stale.old, ast.AST) and scope is not None and _within(node, stale.old):
+        return _carried_fixes(reuse, locate, main_path, parents, stale.old)
+    fresh = (value.segs if isinstance(value, Tensor) else frozenset()) - set(reuse.hits)
+    if scope is not None:  # graph this iteration builds itself
+        fresh = {s for s in fresh if s.path == main_path and _within(s.stmt, scope)}
+    # Cutting the stale part is a fix only if this iteration still reaches parameters without it.
+    own_graph = any(s.direct for s in fresh)
     stmt = stale.stmt
-    own = isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value) == stale.what
-    chain = _chain_before(loop, hits, main_path) if loop is not None else []
-    if stale.roots & trained_roots and chain and (rebuilt or own):
+    chain = _chain_before(scope, reuse.hits, main_path) if scope is not None else []
+    target = ast.unparse(node.func.value) if isinstance(node.func, ast.Attribute) else None
+    # Recomputing helps if what consumes it is rebuilt too, or it is the backwarded value itself.
+    recomputable = chain and (fresh or any(target in map(ast.unparse, _targets(s)) for s in chain))
+    if stale.roots & trained_roots and recomputable:
         # built from parameters being trained: the user wants its gradient, every iteration
         fixes.append(Fix("insert_before", f"Recompute `{stale.what}` in every iteration",
-                         (("before", locate(loop.body[0], main_path)),), preferred=True,
+                         (("before", locate(scope.body[0], main_path)),), preferred=True,
                          texts=(("statement", "\n".join(ast.unparse(s) for s in chain)),)))
-    if rebuilt and stale.path == main_path and isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+    if own_graph and stale.path == main_path and isinstance(stmt, (ast.Assign, ast.AnnAssign)) \
+            and stmt.value is not None:
         fixes.append(Fix("no_grad", f"Compute `{stale.what}` under `torch.no_grad()` (line {stmt.lineno})",
                          (("stmt", locate(stmt, stale.path)),), preferred=not fixes))
-        if stmt.value is not None:
-            fixes.append(Fix("detach", f"Detach `{stale.what}` where it is computed: `.detach()`",
-                             (("expr", locate(stmt.value, stale.path)),)))
-    if not rebuilt and not fixes and not info.stepped and in_main and reuse.code == "GG101":
+        fixes.append(Fix("detach", f"Detach `{stale.what}` where it is computed: `.detach()`",
+                         (("expr", locate(_tensor_part(stmt.value, stale.site), stale.path)),)))
+    if not fixes and not info.stepped and in_main and reuse.code == "GG101":
         fixes.append(_retain(node, locate, main_path, preferred=True))
     return fixes
 
 
-def _carried_fixes(reuse, locate, main_path) -> list:
-    """State carried from iteration to iteration of the loop around the backward."""
-    stale, value = reuse.stale, reuse.value
-    entry = value.via.get(stale) if isinstance(value, Tensor) else None
-    if entry is None:
+def _carried_fixes(reuse, locate, main_path, parents, loop) -> list:
+    """State carried from one iteration of ``loop`` to the next: detach the variables that
+    carry it once the backward is done with it."""
+    exposed = _read_before_written(loop)
+    names = [n for n in reuse.carriers if n in exposed or "." in n]  # attributes persist
+    stmt = parents.statement(reuse.node)
+    if not names or stmt is None:
         return []
-    fixes = []
-    loop = stale.old
-    if isinstance(entry, (ast.Name, ast.Attribute)) and isinstance(loop, (ast.For, ast.While)) \
-            and _within(entry, loop):
-        name = ast.unparse(entry)
-        stmt = (f"{name} = tuple(t.detach() for t in {name})" if isinstance(reuse.carried, Tup)
-                else f"{name} = {name}.detach()")
-        fixes.append(Fix("insert_before", f"Detach `{name}` at the start of each iteration: `{stmt}`",
-                         (("before", locate(loop.body[0], main_path)),), preferred=True,
-                         texts=(("statement", stmt),)))
-    if not isinstance(reuse.carried, Tup):
-        fixes.append(Fix("detach", f"Detach `{short(entry)}` carried over from the previous iteration",
-                         (("expr", locate(entry, main_path)),), preferred=not fixes))
-    return fixes
+    lines = [f"{n} = tuple(t.detach() for t in {n})" if isinstance(reuse.carriers[n], Tup)
+             else f"{n} = {n}.detach()" for n in names]
+    what = ", ".join(f"`{n}`" for n in names)
+    return [Fix("insert_after", f"Detach {what} after the backward, so the next iteration starts a new graph",
+                (("after", locate(stmt, main_path)),), preferred=True, texts=(("statement", "\n".join(lines)),))]
 
 
-def _chain_before(loop, segs, main_path) -> list:
-    """The assignments before ``loop`` that built these segments, in order (to recompute them)."""
+def _read_before_written(loop) -> set:
+    """Names the loop body reads before assigning them: what flows in from the last iteration."""
+    written: set = set()
+    exposed: set = set()
+
+    def reads(node):
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in written:
+                exposed.add(n.id)
+
+    def writes(target):
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                written.add(n.id)
+
+    def visit(stmts):
+        for st in stmts:
+            if isinstance(st, ast.Assign):
+                reads(st.value)
+                for t in st.targets:
+                    writes(t)
+            elif isinstance(st, ast.AugAssign):
+                reads(st.value)
+                if isinstance(st.target, ast.Name) and st.target.id not in written:
+                    exposed.add(st.target.id)
+                writes(st.target)
+            elif isinstance(st, (ast.If, ast.While)):
+                reads(st.test)
+                visit(st.body)
+                visit(st.orelse)
+            elif isinstance(st, (ast.For, ast.AsyncFor)):
+                reads(st.iter)
+                writes(st.target)
+                visit(st.body)
+            elif isinstance(st, (ast.With, ast.AsyncWith)):
+                for item in st.items:
+                    reads(item.context_expr)
+                visit(st.body)
+            elif isinstance(st, ast.Try):
+                visit(st.body)
+            elif not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                reads(st)
+
+    visit(loop.body)
+    return exposed
+
+
+def _tensor_part(value, site):
+    """The expression to detach: the assigned value, or the element of a container literal
+    (or the element expression of a comprehension) that holds the graph."""
+    while True:
+        if isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            value = value.elt
+        elif isinstance(value, ast.DictComp):
+            value = value.value
+        elif isinstance(value, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+            parts = value.values if isinstance(value, ast.Dict) else value.elts
+            inner = [p for p in parts if p is not None and _within(site, p)]
+            if not inner:
+                return value
+            value = inner[0]
+        else:
+            return value
+
+
+def _chain_before(scope, segs, main_path) -> list:
+    """The assignments before ``scope`` that built these segments, in order (to recompute them
+    at its start)."""
     stmts = {id(s.stmt): s.stmt for s in segs
              if s.path == main_path and isinstance(s.stmt, (ast.Assign, ast.AnnAssign))
-             and s.stmt.end_lineno < loop.lineno}
+             and s.stmt.end_lineno < scope.lineno}
     return sorted(stmts.values(), key=lambda s: (s.lineno, s.col_offset))
+
+
+def _targets(stmt):
+    return stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
 
 
 def _retain(call, locate, main_path, preferred) -> Fix:
@@ -167,11 +237,12 @@ def _retain(call, locate, main_path, preferred) -> Fix:
                (("call0", locate(call, main_path)),), preferred=preferred)
 
 
-def _enclosing_loop(node, parents):
-    """The innermost loop around ``node`` within its function."""
+def _repeating_scope(node, parents):
+    """What repeats around ``node``: the innermost loop within its function, else the function
+    itself (a closure an optimizer evaluates again and again)."""
     cur = parents.parent(node)
-    while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        if isinstance(cur, (ast.For, ast.While, ast.AsyncFor)):
+    while cur is not None:
+        if isinstance(cur, (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef, ast.AsyncFunctionDef)):
             return cur
         cur = parents.parent(cur)
     return None

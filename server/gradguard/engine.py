@@ -76,12 +76,21 @@ class Memo:
 class Reuse:
     """A backward that reaches freed graph: the raw material of a GG101/GG102 finding."""
 
-    __slots__ = ("node", "code", "exact", "stale", "info", "value", "module", "hits", "carried")
+    __slots__ = ("node", "code", "exact", "stale", "infos", "value", "module", "carriers")
 
-    def __init__(self, node, code, exact, stale, info, value, module, hits, carried):
+    def __init__(self, node, code, exact, stale, infos, value, module, carriers):
         self.node, self.code, self.exact, self.stale = node, code, exact, stale
-        self.info, self.value, self.module, self.hits = info, value, module, hits
-        self.carried = carried  # the value of the carried variable, when the graph is carried
+        self.infos = infos  # each freed segment reached -> how it was freed
+        self.value, self.module = value, module
+        self.carriers = carriers  # variable name -> value, for the variables holding the stale graph
+
+    @property
+    def info(self):
+        return self.infos[self.stale]
+
+    @property
+    def hits(self):
+        return list(self.infos)
 
 
 class Engine:
@@ -174,6 +183,8 @@ class Engine:
         if type(cur) is Tensor and cur.leaf and cur.grad == YES:
             st.mark_stepped()  # in-place update of a parameter, e.g. manual SGD
             self.trained |= cur.roots
+        if type(cur) is Tensor and st.grad is False:
+            return st  # an in-place update without grad recording: the tensor keeps its graph state
         result = self.binop(node, type(node.op).__name__, (cur, node.target), (value, node.value), st)
         self.assign(node.target, result, st)
         return st
@@ -544,6 +555,12 @@ class Engine:
             return self.op(node, [left, right], api.OPERATORS.get(op), st)
         if type(left[0]) is Tup and type(right[0]) is Tup and op == "Add":
             return Tup(left[0].items + right[0].items)
+        if type(left[0]) is Box and type(right[0]) is Box and op == "Add":  # list + list
+            box = Box((node, self.frame.ctx), "list")
+            elems = [st.heap[(b.oid, "*")] for b in (left[0], right[0]) if (b.oid, "*") in st.heap]
+            if elems:
+                st.heap[(box.oid, "*")] = elems[0] if len(elems) == 1 else join(*elems)
+            return box
         if type(left[0]) is Const and type(right[0]) is Const and op in _FOLDABLE:
             a, b = left[0].value, right[0].value
             if type(a) in (int, float) and type(b) in (int, float) and not isinstance(a, bool):
@@ -1240,6 +1257,8 @@ class Engine:
             return Tensor(exact=all(t.exact for t, _ in ts))
         roots = frozenset().union(*(t.roots for t, _ in ts))
         seg = self.new_seg(site, saves, roots)
+        if not seg.direct and any(t.leaf and t.roots for t, _ in ts):
+            seg.direct = True  # consumes a requires_grad leaf (a parameter) itself
         via = _merge_entries(ts)
         return Tensor(grad if st.grad else MAYBE, False,
                       frozenset().union(*(t.segs for t, _ in ts)) | {seg}, roots, via,
@@ -1290,6 +1309,7 @@ class Engine:
         if old is None:
             old = Seg(seg.site, seg.ctx, loop, seg.saves, seg.path, seg.stmt, seg.roots, seg.order, len(self.segs))
             old.current = seg.current or seg
+            old.direct = seg.direct
             self.segs[key] = old
         return old
 
@@ -1352,10 +1372,17 @@ class Engine:
             key = (id(node), code)
             prior = self.reuses.get(key)
             if prior is None or (exact and not prior.exact):
-                entry = value.via.get(stale)
-                carried = st.lookup(entry.id) if type(entry) is ast.Name else None
-                self.reuses[key] = Reuse(node, code, exact, stale, st.freed[stale], value,
-                                         self.frame.module, hits, carried)
+                scope = st.globals if st.locals is None else st.locals
+                carriers = {name: v for name, v in scope.items()
+                            if any(stale in t.segs for t in tensors_in(v))}
+                for name, obj in scope.items():  # attributes kept on objects: model.prev
+                    if type(obj) is Obj:
+                        for (oid, attr), v in st.heap.items():
+                            if oid == obj.oid and isinstance(attr, str) \
+                                    and any(stale in t.segs for t in tensors_in(v)):
+                                carriers[f"{name}.{attr}"] = v
+                self.reuses[key] = Reuse(node, code, exact, stale, {h: st.freed[h] for h in hits},
+                                         value, self.frame.module, carriers)
 
     def note_tensor(self, node, value, st) -> None:
         if not self.reporting or not self.collect_facts or type(value) is not Tensor:

@@ -18,7 +18,8 @@ DOCS_BASE_URL = "https://github.com/gradguard/gradguard/blob/main/"
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 MAX_ITEMS = 5  # longer chains are cut: a hover must stay short
 
-Linker = Callable[[Location], Optional[str]]
+Linker = Callable[[Location], Optional[str]]  # a Location -> its URI, or None: no link
+Texter = Callable[[Location], Optional[str]]  # a Location -> its source text, when known
 _ORIGIN_RE = re.compile(r"^(.*) \(line (\d+)\)$")
 
 TEXT = {
@@ -28,13 +29,14 @@ TEXT = {
         "maybe": "maybe", "leaf": "leaf", "non_leaf": "non-leaf",
         "origin": "Graph from {origins}, built by:",
         "saves": "saves tensors", "saves_none": "saves no tensors",
-        "freed": "**Freed here** by the backward on {calls}: another backward through it raises.",
+        "freed": "**Freed here** by {calls}: another backward through it raises.",
         "not_freed": "Graph not freed here.",
         "no_grad": "No graph: backward never reaches it.",
         "more": "… and {n} more",
         "bw_frees": "Frees the saved tensors of:", "bw_retains": "Keeps the graph (`retain_graph=True`).",
         "bw_frees_nothing": "Frees no saved tensors of a graph used again.",
-        "bw_reused": "The backward on {calls} walks it again.",
+        "bw_reused": "{calls} walks it again.",
+        "call_at": "{call} on {where}", "backward_at": "the backward on {where}",
         "bw_needed": "That later backward raises unless this graph is rebuilt, detached or kept "
                      "(`retain_graph=True`); the quick fixes say which fits.",
         "bw_not_needed": "`retain_graph=True` is not needed here (it only keeps memory alive).",
@@ -46,13 +48,14 @@ TEXT = {
         "maybe": "可能", "leaf": "叶子节点", "non_leaf": "非叶子节点",
         "origin": "计算图源自 {origins}，构建步骤：",
         "saves": "保存张量", "saves_none": "不保存张量",
-        "freed": "**此处计算图已被释放**（{calls}的 backward）：再次对其 backward 会报错。",
+        "freed": "**此处计算图已被释放**（{calls}）：再次对其 backward 会报错。",
         "not_freed": "此处计算图尚未释放。",
         "no_grad": "没有计算图：backward 不会经过它。",
         "more": "……另有 {n} 处",
         "bw_frees": "释放以下步骤保存的张量：", "bw_retains": "保留计算图（`retain_graph=True`）。",
         "bw_frees_nothing": "没有释放之后还会用到的计算图。",
-        "bw_reused": "之后{calls}的 backward 会再次经过它。",
+        "bw_reused": "之后{calls}会再次经过它。",
+        "call_at": "{where}的 {call}", "backward_at": "{where}的 backward",
         "bw_needed": "除非重新构建、detach 或保留（`retain_graph=True`）这个计算图，之后的 backward 会报错；"
                      "快速修复会给出合适的做法。",
         "bw_not_needed": "此处不需要 `retain_graph=True`（只会多占内存）。",
@@ -88,7 +91,8 @@ def rule_doc_url(code: str) -> str:
 
 
 class _Writer:
-    def __init__(self, locale: str, markdown: bool, link: Linker):
+    def __init__(self, locale: str, markdown: bool, link: Linker, text: Texter):
+        self.text = text
         self.t = TEXT.get(locale, TEXT["en"])
         self.locale = locale
         self.markdown = markdown
@@ -131,14 +135,24 @@ class _Writer:
             return self.code(origin)
         return f"{self.code(match.group(1))} ({self.t['line'].format(line=match.group(2))})"
 
-    def places(self, locs: Sequence[Location]) -> str:
+    def calls(self, locs: Sequence[Location]) -> str:
+        """Backward calls by their source text and place (``l.backward()`` on line 9)."""
         sep = "、" if self.locale == "zh-cn" else ", "
-        return sep.join(self.where(loc) for loc in locs[:MAX_ITEMS])
+        named = []
+        for loc in locs[:MAX_ITEMS]:
+            call = self.text(loc)
+            named.append(self.t["call_at"].format(call=self.code(call), where=self.where(loc)) if call
+                         else self.t["backward_at"].format(where=self.where(loc)))
+        return sep.join(named)
+
+
+def _nothing(_loc: Location) -> None:
+    return None
 
 
 def tensor_hover(fact: TensorFact, locale: str = "en", markdown: bool = True,
-                 link: Linker = lambda _loc: None) -> str:
-    w, t = _Writer(locale, markdown, link), TEXT.get(locale, TEXT["en"])
+                 link: Linker = _nothing, text: Texter = _nothing) -> str:
+    w, t = _Writer(locale, markdown, link, text), TEXT.get(locale, TEXT["en"])
     name = f"**{w.code(fact.name)}**" if markdown else fact.name
     leaf = t["leaf"] if fact.is_leaf else t["non_leaf"]
     lines = [f"{name}: {t['tensor']} · {t['requires_grad']}: {t.get(fact.requires_grad, fact.requires_grad)} · {leaf}"]
@@ -150,14 +164,14 @@ def tensor_hover(fact: TensorFact, locale: str = "en", markdown: bool = True,
         origins = sep.join(w.origin(o) for o in fact.origins) or "?"
         lines += ["", t["origin"].format(origins=origins)]
         lines += w.bullets([w.step(s) for s in fact.chain])
-    lines += ["", w.plain(t["freed"].format(calls=w.places(fact.freed_by)) if fact.freed_by
-                          else t["not_freed"])]
+    lines += ["", w.plain(t["freed"].format(calls=w.calls(fact.freed_by))) if fact.freed_by
+              else t["not_freed"]]
     return "\n".join(lines)
 
 
 def backward_hover(fact: BackwardFact, locale: str = "en", markdown: bool = True,
-                   link: Linker = lambda _loc: None) -> str:
-    w, t = _Writer(locale, markdown, link), TEXT.get(locale, TEXT["en"])
+                   link: Linker = _nothing, text: Texter = _nothing) -> str:
+    w, t = _Writer(locale, markdown, link, text), TEXT.get(locale, TEXT["en"])
     lines = [f"**{w.code(fact.call)}**" if markdown else fact.call, ""]
     if fact.retains:
         lines.append(w.plain(t["bw_retains"]))
@@ -167,7 +181,8 @@ def backward_hover(fact: BackwardFact, locale: str = "en", markdown: bool = True
     else:
         lines.append(t["bw_frees_nothing"])
     if fact.reused_by:
-        lines += ["", t["bw_reused"].format(calls=w.places(fact.reused_by))]
+        reused = t["bw_reused"].format(calls=w.calls(fact.reused_by))
+        lines += ["", reused[0].upper() + reused[1:]]
     if fact.retain_needed and not fact.retains:
         lines += ["", w.plain(t["bw_needed"])]
     elif fact.retains and not fact.retain_needed:
@@ -176,9 +191,9 @@ def backward_hover(fact: BackwardFact, locale: str = "en", markdown: bool = True
 
 
 def fact_hover(fact: Union[TensorFact, BackwardFact], locale: str = "en", markdown: bool = True,
-               link: Linker = lambda _loc: None) -> str:
+               link: Linker = _nothing, text: Texter = _nothing) -> str:
     render = backward_hover if isinstance(fact, BackwardFact) else tensor_hover
-    return render(fact, locale, markdown, link)
+    return render(fact, locale, markdown, link, text)
 
 
 def suppressed_code_at(line_text: str, column: int) -> Optional[tuple[str, int, int]]:

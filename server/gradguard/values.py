@@ -37,7 +37,8 @@ class Root:
 class Seg:
     """A graph segment: the backward node(s) built by one op site in one context."""
 
-    __slots__ = ("site", "ctx", "old", "saves", "path", "stmt", "roots", "order", "current", "uid")
+    __slots__ = ("site", "ctx", "old", "saves", "path", "stmt", "roots", "order", "current", "uid",
+                 "direct")
 
     def __init__(self, site, ctx, old, saves, path, stmt, roots, order, uid):
         self.site: ast.AST = site
@@ -50,6 +51,7 @@ class Seg:
         self.order: int = order
         self.current: Optional["Seg"] = None  # for an old segment: its current counterpart
         self.uid = uid  # creation rank: orders choices between segments so results are stable
+        self.direct = False  # built straight from a requires_grad leaf, not only from other graph
 
     @property
     def what(self) -> str:

@@ -36,11 +36,14 @@ def without_resolve(caps: lsp.ClientCapabilities) -> lsp.ClientCapabilities:
 
 
 async def start(client: LanguageClient, *, locale: str = "en", pull: bool = False,
-                markdown: bool = True, resolve: bool = True, options=None, root: Path = DATA):
+                markdown: bool = True, resolve: bool = True, options=None,
+                root: Path = DATA, encodings=None) -> lsp.InitializeResult:
     caps = vscode_capabilities(pull=pull, markdown=markdown)
     if not resolve:
         caps = without_resolve(caps)
-    await client.initialize_session(lsp.InitializeParams(
+    if encodings:
+        caps = attrs.evolve(caps, general=lsp.GeneralClientCapabilities(position_encodings=encodings))
+    return await client.initialize_session(lsp.InitializeParams(
         capabilities=caps, locale=locale, root_uri=root.as_uri(),
         workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
         initialization_options=options))

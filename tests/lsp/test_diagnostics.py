@@ -6,7 +6,7 @@ import asyncio
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from conftest import DATA
+from conftest import DATA, start
 from lsputil import change_text, open_text, wait_diagnostics
 
 
@@ -25,7 +25,7 @@ async def test_diagnostic_points_at_build_and_free_sites(client: LanguageClient)
     assert diag.data["version"] == 1 and diag.data["fixes"]
 
 
-async def test_clean_file_publishes_nothing(client: LanguageClient):
+async def test_clean_file_publishes_an_empty_list(client: LanguageClient):
     uri = open_text(client, DATA / "clean.py")
     assert not await wait_diagnostics(client, uri)
 
@@ -52,7 +52,6 @@ async def test_edits_debounce_and_only_the_latest_version_is_published(client: L
     text = path.read_text()
     uri = open_text(client, path, text)
     await wait_diagnostics(client, uri, bool)
-    published: list = []
     seen = len(client.log_messages)
     client.diagnostics.pop(uri)
     for version in range(2, 12):  # typing: each edit supersedes the last
@@ -61,7 +60,6 @@ async def test_edits_debounce_and_only_the_latest_version_is_published(client: L
         await asyncio.sleep(0.01)
     # version 11 (odd) still has the bug
     diags = await wait_diagnostics(client, uri, bool)
-    published.append(diags)
     assert diags[0].data["version"] == 11
     await asyncio.sleep(0.5)
     assert client.diagnostics[uri][0].data["version"] == 11  # nothing older arrived afterwards
@@ -122,3 +120,13 @@ async def test_shutdown_and_exit(unmanaged_client: LanguageClient):
     await client.shutdown_async(None)
     client.exit(None)
     assert await asyncio.wait_for(client._server.wait(), 10) == 0
+
+
+async def test_utf8_position_encoding_when_the_client_prefers_it(fresh_client: LanguageClient):
+    result = await start(fresh_client, encodings=[lsp.PositionEncodingKind.Utf8])
+    assert result.capabilities.position_encoding == lsp.PositionEncodingKind.Utf8
+    uri = open_text(fresh_client, DATA / "utf16.py")
+    (diag,) = await wait_diagnostics(fresh_client, uri, bool)
+    line = (DATA / "utf16.py").read_text(encoding="utf-8").splitlines()[5]
+    start_bytes = len(line[: line.index("损失.backward()")].encode("utf-8"))
+    assert diag.range.start == lsp.Position(5, start_bytes)

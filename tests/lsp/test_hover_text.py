@@ -27,6 +27,8 @@ def test_tensor_hover_markdown_links_each_step_and_says_freed():
     assert "[line 6](file:///p/t.py#L6) `Y = torch.mm(X, true_W) + true_b` (saves tensors)" in text
     assert "(saves no tensors)" in text
     assert "**Freed here** by the backward on [line 11](file:///p/t.py#L11)" in text
+    named = tensor_hover(TENSOR, "en", True, link, text=lambda _loc: "l.backward()")
+    assert "**Freed here** by `l.backward()` on [line 11](file:///p/t.py#L11)" in named
     assert len(text.splitlines()) <= 10
 
 

@@ -52,7 +52,7 @@ async def test_hover_in_a_cell_names_other_cells(client: LanguageClient):
         text_document=lsp.TextDocumentIdentifier(uri=uris[3]), position=lsp.Position(1, 2)))
     text = result.contents.value
     assert text.startswith("**`loss`**")
-    assert "**Freed here** by the backward on cell 2, line 1" in text  # 2nd code cell, no link
+    assert "**Freed here** by `loss.backward()` on cell 2, line 1" in text  # 2nd code cell, no link
 
 
 async def test_quick_fix_edits_the_cell_of_the_first_backward(client: LanguageClient, tmp_path):

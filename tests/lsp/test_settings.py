@@ -90,3 +90,21 @@ async def test_pyproject_tool_gradguard(fresh_client: LanguageClient, tmp_path):
     assert diag.severity == lsp.DiagnosticSeverity.Warning
     excluded = open_text(fresh_client, tmp_path / "generated" / "train.py")
     assert not await wait_diagnostics(fresh_client, excluded)
+
+
+async def test_advertised_capabilities(fresh_client: LanguageClient):
+    caps = (await start(fresh_client)).capabilities
+    assert caps.text_document_sync.change == lsp.TextDocumentSyncKind.Incremental
+    assert caps.text_document_sync.save is not None
+    assert caps.hover_provider
+    assert caps.code_action_provider.resolve_provider
+    assert set(caps.code_action_provider.code_action_kinds) == {"quickfix", "source.fixAll.gradguard"}
+    notebooks = {f.notebook for f in caps.notebook_document_sync.notebook_selector}
+    assert notebooks == {"jupyter-notebook", "interactive"}
+    assert caps.diagnostic_provider is None  # this client has no pull diagnostics: pushed
+
+
+async def test_pull_clients_get_a_diagnostic_provider(fresh_client: LanguageClient):
+    caps = (await start(fresh_client, pull=True)).capabilities
+    assert caps.diagnostic_provider.identifier == "gradguard"
+    assert not caps.diagnostic_provider.inter_file_dependencies

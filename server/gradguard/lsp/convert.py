@@ -59,6 +59,15 @@ class Positions:
                              lsp.Position(server.end.line, server.end.character))
         return self.codec.range_to_client_units(lines, server)
 
+    def text(self, loc: Location) -> Optional[str]:
+        """The source text at a one-line Location of this snapshot (e.g. a backward call)."""
+        if loc.line != loc.end_line or not self.snap.is_own_path(loc.path):
+            return None
+        lines = self.snap.lines_of(loc.cell)
+        if loc.line > len(lines):
+            return None
+        return lines[loc.line - 1][loc.column - 1:loc.end_column - 1] or None
+
     def server_position(self, cell: Optional[int], position: lsp.Position) -> tuple[int, int]:
         """A client position in the snapshot -> engine (1-based line, 1-based code-point column)."""
         pos = self.codec.position_from_client_units(self.snap.lines_of(cell), position)

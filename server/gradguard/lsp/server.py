@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import traceback
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +32,7 @@ from .documents import Snapshot
 
 DEBOUNCE_SECONDS = 0.15
 IDLE_SECONDS = 0.3  # after this long without edits, hover facts are prepared in the background
-ANALYSES_KEPT = 4  # documents whose full analysis (for hovers) stays in memory; others keep findings
+ANALYSES_KEPT = 3  # documents whose full analysis (for hovers) stays in memory; others keep findings
 FIX_ALL_KIND = "source.fixAll.gradguard"
 SUPPRESS_TITLE = {"en": "Suppress {code} on this line", "zh-cn": "在此行忽略 {code}"}
 FIX_ALL_TITLE = {"en": "GradGuard: fix all", "zh-cn": "GradGuard：全部修复"}
@@ -157,10 +158,14 @@ class GradGuardServer(LanguageServer):
         """Many open files must not mean many engine states in memory: keep the recent ones."""
         self._analysed.pop(key, None)
         self._analysed[key] = None
+        evicted = False
         while len(self._analysed) > ANALYSES_KEPT:
             old, _ = self._analysed.popitem(last=False)
             if (result := self.results.get(old)) is not None and result.analysis is not None:
                 result.analysis, result.evicted = None, True
+                evicted = True
+        if evicted:
+            gc.collect()  # engine states are full of reference cycles: give their memory back now
 
     async def analyse(self, snap: Snapshot) -> Optional[Result]:
         """The result for ``snap``, sharing an analysis already running for the same version."""
@@ -201,6 +206,14 @@ class GradGuardServer(LanguageServer):
         self._tasks[key] = asyncio.ensure_future(self._lint(key, delay))
 
     async def _lint(self, key: str, delay: float) -> None:
+        try:
+            await self._lint_now(key, delay)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a background task has nobody to report to but the log
+            self.log(f"GradGuard failed on {key}:\n{traceback.format_exc()}", lsp.MessageType.Error)
+
+    async def _lint_now(self, key: str, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
         snap = documents.take(self.workspace, key)
@@ -240,6 +253,7 @@ class GradGuardServer(LanguageServer):
         self.results.pop(key, None)
         self._running.pop(key, None)
         self._latest.pop(key, None)
+        self._analysed.pop(key, None)
         if not self.pull:
             for uri in uris:
                 self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -429,7 +443,8 @@ async def hover(ls: GradGuardServer, params: lsp.HoverParams) -> Optional[lsp.Ho
     fact = result.analysis.fact_at(line, column, cell)
     if fact is None:
         return None
-    text = fact_hover(fact, ls.locale, ls.markdown, link=lambda loc: None if loc.cell else pos.uri(loc))
+    text = fact_hover(fact, ls.locale, ls.markdown, link=lambda loc: None if loc.cell else pos.uri(loc),
+                      text=pos.text)
     return lsp.Hover(contents=lsp.MarkupContent(kind=kind, value=text), range=pos.range(fact.location))
 
 
