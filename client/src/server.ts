@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
+    ClientCapabilities,
     CloseAction,
     DidChangeConfigurationNotification,
     DocumentSelector,
@@ -11,6 +12,7 @@ import {
     RevealOutputChannelOn,
     ServerOptions,
     State,
+    StaticFeature,
     TransportKind,
 } from 'vscode-languageclient/node';
 import { bundledPaths, CONFIG_SECTION, SERVER_ID, SERVER_NAME } from './constants';
@@ -94,6 +96,7 @@ export class ServerManager implements vscode.Disposable {
             return;
         }
         const client = new LanguageClient(SERVER_ID, SERVER_NAME, launch.options, this.clientOptions());
+        client.registerFeature(new PushDiagnosticsOnly());
         this.client = client;
         try {
             await client.start();
@@ -218,6 +221,24 @@ export class ServerManager implements vscode.Disposable {
             }
         });
     }
+}
+
+/**
+ * Keeps the server on push diagnostics (textDocument/publishDiagnostics). vscode-languageclient 9
+ * never pulls diagnostics for notebook cells (microsoft/vscode-languageserver-node#1464, fixed only
+ * in the 10.x line), so a server that chose pull because we advertised it would leave notebooks
+ * without squiggles. Registered last, it removes what the built-in DiagnosticFeature advertised.
+ */
+class PushDiagnosticsOnly implements StaticFeature {
+    getState() {
+        return { kind: 'static' } as const;
+    }
+    fillClientCapabilities(capabilities: ClientCapabilities): void {
+        delete capabilities.textDocument?.diagnostic;
+        delete capabilities.workspace?.diagnostics;
+    }
+    initialize(): void {}
+    clear(): void {}
 }
 
 function describeCommand(options: ServerOptions): string {

@@ -34,6 +34,8 @@ class Parents:
         self._parent: dict = {}
 
     def parent(self, node):
+        if node is self.tree:
+            return None
         if id(node) not in self._parent:
             self._link(node)
         return self._parent.get(id(node))

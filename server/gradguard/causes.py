@@ -119,10 +119,15 @@ def _stale_fixes(reuse, locate, main_path, parents, trained_roots) -> list:
     # Cutting the stale part is a fix only if this iteration still reaches parameters without it.
     own_graph = any(s.direct for s in fresh)
     stmt = stale.stmt
-    chain = _chain_before(scope, reuse.hits, main_path) if scope is not None else []
+    chain = _chain_before(scope, reuse.hits, main_path, parents) if scope is not None else []
+    names = {ast.unparse(t) for s in chain for t in _targets(s)}
     target = ast.unparse(node.func.value) if isinstance(node.func, ast.Attribute) else None
-    # Recomputing helps if what consumes it is rebuilt too, or it is the backwarded value itself.
-    recomputable = chain and (fresh or any(target in map(ast.unparse, _targets(s)) for s in chain))
+    entry = value.via.get(stale) if isinstance(value, Tensor) else None
+    # Recomputing helps if the iteration's own graph reads it by name inside the repeated body,
+    # or it is the backwarded value itself.
+    read_inside = (entry is not None and ast.unparse(entry) in names
+                   and any(_within(entry, s) for s in scope.body))
+    recomputable = chain and ((fresh and read_inside) or target in names)
     if stale.roots & trained_roots and recomputable:
         # built from parameters being trained: the user wants its gradient, every iteration
         fixes.append(Fix("insert_before", f"Recompute `{stale.what}` in every iteration",
@@ -219,13 +224,21 @@ def _tensor_part(value, site):
             return value
 
 
-def _chain_before(scope, segs, main_path) -> list:
-    """The assignments before ``scope`` that built these segments, in order (to recompute them
-    at its start)."""
+def _chain_before(scope, segs, main_path, parents) -> list:
+    """The assignments before ``scope``, in the same function, that built these segments, in
+    order (to recompute them at its start)."""
+    home = _function_of(scope, parents)
     stmts = {id(s.stmt): s.stmt for s in segs
              if s.path == main_path and isinstance(s.stmt, (ast.Assign, ast.AnnAssign))
-             and s.stmt.end_lineno < scope.lineno}
+             and s.stmt.end_lineno < scope.lineno and _function_of(s.stmt, parents) is home}
     return sorted(stmts.values(), key=lambda s: (s.lineno, s.col_offset))
+
+
+def _function_of(node, parents):
+    cur = parents.parent(node)
+    while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        cur = parents.parent(cur)
+    return cur
 
 
 def _targets(stmt):

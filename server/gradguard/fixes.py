@@ -334,6 +334,21 @@ def _insert_before(srcs, fix: Fix) -> list[Edit]:
     return [_insert(src, (loc.line, 1), "".join(f"{indent}{line}{src.newline}" for line in lines))]
 
 
+def _insert_after(srcs, fix: Fix) -> list[Edit]:
+    """New lines right after a statement (and its trailing comment), at its indentation."""
+    loc = fix.target("after")
+    src = _source_for(srcs, loc)
+    _statement_line(src, loc)
+    indent = src.line_text(loc.line)[: loc.column - 1]
+    lines = fix.text("statement").splitlines()
+    last = src.line_text(loc.end_line)
+    if loc.end_line < len(src.lines):
+        return [_insert(src, (loc.end_line + 1, 1), "".join(f"{indent}{line}{src.newline}" for line in lines))]
+    # the statement ends the text: start the new lines after its end of line
+    return [_insert(src, (loc.end_line, len(last.rstrip("\r\n")) + 1),
+                    "".join(f"{src.newline}{indent}{line}" for line in lines))]
+
+
 _TIGHTER_THAN_ADD = (cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.MatrixMultiply,
                      cst.Power)
 
@@ -382,7 +397,7 @@ def _offset(src: _Source, pos: tuple[int, int]) -> int:
 
 
 _KINDS = {"retain_graph": _retain_graph, "detach": _detach, "no_grad": _no_grad,
-          "sum_losses": _sum_losses, "insert_before": _insert_before}
+          "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after}
 
 
 # --- public API --------------------------------------------------------------------------------
