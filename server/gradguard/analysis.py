@@ -279,6 +279,8 @@ def _may_free(module: ModuleInfo, project: Project, seen: set) -> bool:
             base = node.module or ""
             names = [(base, node.level)] + [(f"{base}.{a.name}" if base else a.name, node.level) for a in node.names]
         for dotted, level in names:
+            if level == 0 and (dotted == "torch" or dotted.startswith("torch.")):
+                continue
             found = project.find(dotted, level, module)
             if found is None or found in seen:
                 continue

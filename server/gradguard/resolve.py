@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import time
 from typing import Optional
 
 from .sources import SourceError, parse, read_python
@@ -79,8 +80,8 @@ class Project:
             return _module_file(base, parts)
         importer_dir = os.path.dirname(importer.path)
         roots = [importer_dir] + [r for r in self.search_roots if r != importer_dir]
-        candidates = [r for r in roots if parts and (os.path.isdir(os.path.join(r, parts[0]))
-                                                     or os.path.isfile(os.path.join(r, parts[0] + ".py")))]
+        candidates = [r for r in roots if parts and (_exists(os.path.join(r, parts[0]))
+                                                     or _exists(os.path.join(r, parts[0] + ".py")))]
         if not candidates:
             return None  # not one of the project's modules: stdlib or third party
         for r in candidates:
@@ -110,11 +111,26 @@ class Project:
 
 def _module_file(base: str, parts: list) -> Optional[str]:
     target = os.path.join(base, *parts)
-    if parts and os.path.isfile(target + ".py"):
+    if parts and _exists(target + ".py"):
         return target + ".py"
-    if os.path.isfile(os.path.join(target, "__init__.py")):
+    if _exists(os.path.join(target, "__init__.py")):
         return os.path.join(target, "__init__.py")
     return None
+
+
+# File-system probes, remembered briefly: one ``gradguard check`` or a burst of edits asks the
+# same questions many times, while a module created later is still found seconds after.
+_PROBES: dict = {}
+PROBE_SECONDS = 5.0
+
+
+def _exists(path: str) -> bool:
+    now = time.monotonic()
+    hit = _PROBES.get(path)
+    if hit is None or now - hit[1] > PROBE_SECONDS:
+        hit = (os.path.exists(path), now)
+        _PROBES[path] = hit
+    return hit[0]
 
 
 def _module_name(path: str, root: str) -> str:

@@ -217,3 +217,12 @@ def test_insert_before_at_the_statement_indentation():
               texts=(("statement", "h = h.detach()\nc = c.detach()"),))
     assert fixed(src, fix) == ("for batch in data:\n    h = h.detach()\n    c = c.detach()\n"
                                "    out = net(h)  # step\n    h = out\n")
+
+
+def test_insert_after_a_statement_and_at_the_end_of_the_text():
+    src = "for batch in data:\n    loss.backward()  # step\n    h = out\n"
+    fix = Fix("insert_after", "t", (("after", loc(2, 5, 2, 20)),), texts=(("statement", "h = h.detach()"),))
+    assert fixed(src, fix) == "for batch in data:\n    loss.backward()  # step\n    h = h.detach()\n    h = out\n"
+    last = "for batch in data:\n    loss.backward()"
+    fix = Fix("insert_after", "t", (("after", loc(2, 5, 2, 20)),), texts=(("statement", "h = h.detach()"),))
+    assert fixed(last, fix) == "for batch in data:\n    loss.backward()\n    h = h.detach()"
