@@ -96,28 +96,30 @@ function newestVsix() {
 // ---- the workbench, seen through the DOM ---------------------------------------------------
 
 /**
- * The lines of the active editor that carry a squiggle of `kind`: line number, text, and the index
- * of the code editor among those of the active group (a notebook has one per cell).
+ * The lines of the active editor that carry a squiggle of `kind`: 1-based line number, text, and
+ * the index of the code editor (a notebook has one per cell; VS Code draws notebook editors in an
+ * overlay outside the editor group, hence `scope`).
  */
-async function squiggles(page, kind = 'error') {
-    return page.evaluate((kind) => {
-        const editors = document.querySelectorAll('.part.editor .editor-group-container.active .monaco-editor');
+async function squiggles(page, kind = 'error', scope = '.part.editor .editor-group-container.active .monaco-editor') {
+    return page.evaluate(([kind, scope]) => {
         const out = [];
-        editors.forEach((editor, index) => {
-            const byTop = (sel) => new Map([...editor.querySelectorAll(sel)].map((el) => [el.style.top, el]));
-            const lines = byTop('.view-lines > .view-line');
-            const numbers = byTop('.margin-view-overlays > div');
+        document.querySelectorAll(scope).forEach((editor, index) => {
+            const lines = [...editor.querySelectorAll('.view-lines > .view-line')];
+            const tops = lines.map((el) => parseFloat(el.style.top)).sort((a, b) => a - b);
             for (const overlay of editor.querySelectorAll('.view-overlays > div')) {
                 if (!overlay.querySelector(`.squiggly-${kind}`)) continue;
+                const top = parseFloat(overlay.style.top);
+                const line = lines.find((el) => parseFloat(el.style.top) === top);
                 out.push({
                     editor: index,
-                    line: Number((numbers.get(overlay.style.top)?.textContent || '').trim()),
-                    text: (lines.get(overlay.style.top)?.textContent || '').replace(/\u00a0/g, ' '),
+                    // the first rendered line is line 1 in these small files (nothing scrolled off)
+                    line: tops.indexOf(top) + 1,
+                    text: (line?.textContent || '').replace(/\u00a0/g, ' '),
                 });
             }
         });
         return out;
-    }, kind);
+    }, [kind, scope]);
 }
 
 async function editorText(page) {
@@ -416,7 +418,8 @@ async function scenario(page, workspace) {
 
     // 6. A Jupyter notebook (VS Code's built-in .ipynb support): the squiggle in the third cell.
     await openFile(page, 'seed_notebook.ipynb');
-    const sq3 = await waitFor('a squiggle in the notebook', async () => (await squiggles(page)).length && squiggles(page), 60_000);
+    const cellEditors = '.notebook-editor .monaco-editor';
+    const sq3 = await waitFor('a squiggle in the notebook', async () => (await squiggles(page, 'error', cellEditors)).length && squiggles(page, 'error', cellEditors), 60_000);
     const cells = await page.locator('.notebook-editor .monaco-editor').count();
     check('notebook: squiggle on l.backward() in the last cell', sq3.length === 1 && sq3[0].editor === cells - 1 && sq3[0].line === 5 && sq3[0].text.includes('l.backward()'), `${cells} cells, ${JSON.stringify(sq3)}`);
     await shot(page, '09-notebook');
