@@ -121,7 +121,8 @@ export class ServerManager implements vscode.Disposable {
         const info = await probe(interpreter);
         const env: NodeJS.ProcessEnv = { ...process.env, PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8' };
         if (settings.importStrategy === 'useBundled') {
-            env.PYTHONPATH = this.bundledPythonPath(info);
+            // Ours first, so the bundled pygls & co win over whatever the environment has.
+            env.PYTHONPATH = [this.bundledPythonPath(info), process.env.PYTHONPATH].filter(Boolean).join(path.delimiter);
             delete env.PYTHONHOME;
         }
         // The server imports these; one probe under the server's environment turns a missing
@@ -140,7 +141,12 @@ export class ServerManager implements vscode.Disposable {
             );
         }
         if (errors.libcst) {
-            logWarn(`libcst does not import (${errors.libcst}); GradGuard may offer fewer quick fixes.`);
+            // The server needs libcst (quick fixes); the package carries it for CPython 3.10-3.13.
+            const version = checked.version.slice(0, 2).join('.');
+            throw new InterpreterProblem(
+                `GradGuard needs libcst, which it does not bundle for Python ${version} on this platform and which ${checked.executable} lacks (${errors.libcst}).`,
+                `Run \`${checked.executable} -m pip install libcst\`, or set \`gradguard.interpreter\` to a Python 3.10-3.13.`,
+            );
         }
         const [exe, ...extra] = interpreter.command;
         const folder = launchScope()?.uri.fsPath;

@@ -135,9 +135,9 @@ async function cursorPosition(page) {
     return (await page.locator('[id="status.editor.selection"]').first().textContent()) || '';
 }
 
-async function shot(page, name) {
-    fs.mkdirSync(SHOTS, { recursive: true });
-    const file = path.join(SHOTS, `vscode-${name}.png`);
+async function shot(page, name, dir = SHOTS) {
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `vscode-${name}.png`);
     await page.screenshot({ path: file });
     log(`screenshot ${path.relative(ROOT, file)}`);
     return file;
@@ -299,7 +299,7 @@ async function main() {
         log('workbench up');
         await scenario(page, workspace);
     } catch (err) {
-        if (page) await shot(page, 'failure').catch(() => undefined);
+        if (page) await shot(page, 'failure', CACHE).catch(() => undefined);
         dumpLogs(dirs.user, serverLog);
         throw err;
     } finally {
@@ -388,8 +388,18 @@ async function scenario(page, workspace) {
     await waitFor('the squiggle to come back', async () => (await squiggles(page)).length === 1, 20_000);
     check('clearing the settings brings the finding back', true);
 
-    // 4. A broken interpreter path: one clear message, no stack trace.
+    // 4. A too-old Python, then a broken interpreter path: one clear message each, no stack trace.
     const toasts = page.locator('.notifications-toasts .notification-toast', { hasText: 'GradGuard' });
+    const oldPython = path.join(workspace, '..', 'python3.8');
+    // Answers the extension's start-up probe as a Python 3.8 does.
+    fs.writeFileSync(oldPython, '#!/bin/sh\necho \'{"version": [3, 8, 18], "executable": "/usr/bin/python3.8", "errors": {}}\'\n', { mode: 0o755 });
+    writeWorkspaceSettings(workspace, { 'gradguard.interpreter': [oldPython] });
+    const oldMessage = await waitFor('the too-old-Python message', async () => (await toasts.count()) > 0 && toasts.first().locator('.notification-list-item-message').textContent(), 30_000);
+    await page.waitForTimeout(3_000);
+    const oldCount = await toasts.count();
+    check('Python 3.8 gives one clear message', oldCount === 1 && /needs Python 3\.10 or newer/.test(oldMessage) && oldMessage.includes('3.8.18'), `${oldCount} message(s): ${oldMessage}`);
+    await command(page, 'Notifications: Clear All Notifications');
+    await waitFor('the notifications to clear', async () => (await toasts.count()) === 0, 10_000);
     writeWorkspaceSettings(workspace, { 'gradguard.interpreter': ['/nonexistent/bin/python3'] });
     const message = await waitFor('the broken-interpreter message', async () => (await toasts.count()) > 0 && toasts.first().locator('.notification-list-item-message').textContent(), 30_000);
     await page.waitForTimeout(4_000);
@@ -416,13 +426,32 @@ async function scenario(page, workspace) {
     check('the fixed two_losses.py runs clean under torch', ran2.ok, ran2.out);
     await shot(page, '08-retain-graph-fixed');
 
-    // 6. A Jupyter notebook (VS Code's built-in .ipynb support): the squiggle in the third cell.
+    // 6. "GradGuard: Fix All" on a fresh copy of the two losses; "GradGuard: Show Logs".
+    const fixAllFile = path.join(workspace, 'fix_all_demo.py');
+    fs.writeFileSync(fixAllFile, lossSource.join('\n'));
+    await openFile(page, 'fix_all_demo.py');
+    await waitFor('a squiggle in fix_all_demo.py', async () => (await squiggles(page)).length === 1, 30_000);
+    await command(page, 'GradGuard: Fix All');
+    await waitFor('Fix All to clear the squiggle', async () => (await squiggles(page)).length === 0, 30_000);
+    await page.keyboard.press('Control+S');
+    await waitFor('the fixed file on disk', () => fs.readFileSync(fixAllFile, 'utf8') !== lossSource.join('\n'), 10_000);
+    const ran3 = runWithTorch(fixAllFile);
+    check('"GradGuard: Fix All" fixes the file, which then runs clean under torch', ran3.ok, `${fs.readFileSync(fixAllFile, 'utf8').split('\n').slice(6, 10).join(' / ')} → ${ran3.out}`);
+    await command(page, 'GradGuard: Show Logs');
+    const logText = await waitFor('the GradGuard log in the Output panel', async () => {
+        const texts = await page.locator('.view-lines').allTextContents();
+        return texts.map((t) => t.replace(/\u00a0/g, " ")).find((t) => /Server running/.test(t));
+    }, 15_000);
+    check('"GradGuard: Show Logs" shows the GradGuard log', /gradguard lsp/.test(logText), logText.replace(/\s+/g, ' ').slice(0, 120));
+    await shot(page, '09-logs');
+    await page.keyboard.press('Control+J'); // hide the panel
+
+    // 7. A Jupyter notebook (VS Code's built-in .ipynb support): the squiggle in the third cell.
     await openFile(page, 'seed_notebook.ipynb');
     const cellEditors = '.notebook-editor .monaco-editor';
     const sq3 = await waitFor('a squiggle in the notebook', async () => (await squiggles(page, 'error', cellEditors)).length && squiggles(page, 'error', cellEditors), 60_000);
-    const cells = await page.locator('.notebook-editor .monaco-editor').count();
-    check('notebook: squiggle on l.backward() in the last cell', sq3.length === 1 && sq3[0].editor === cells - 1 && sq3[0].line === 5 && sq3[0].text.includes('l.backward()'), `${cells} cells, ${JSON.stringify(sq3)}`);
-    await shot(page, '09-notebook');
+    check('notebook: squiggle on l.backward(), line 5 of the third cell', sq3.length === 1 && sq3[0].editor === 2 && sq3[0].line === 5 && sq3[0].text.includes('l.backward()'), JSON.stringify(sq3));
+    await shot(page, '10-notebook');
 }
 
 function dumpLogs(userDir, serverLog) {
