@@ -57,22 +57,6 @@ class LoopCtx:
         self.continues: list = []
 
 
-class Memo:
-    """A call's result, valid while the state it read (heap, freed graphs, globals) is the same.
-    Only calls that changed none of it are kept, so replaying one is returning its value."""
-
-    __slots__ = ("heap", "freed", "wfreed", "globals", "value", "created")
-
-    def __init__(self, st: State, shared: bool):
-        self.heap, self.freed, self.wfreed = dict(st.heap), set(st.freed), set(st.wfreed)
-        self.globals = dict(st.globals) if shared else None
-        self.value, self.created = None, frozenset()
-
-    def matches(self, st: State, shared: bool) -> bool:
-        return (self.heap == st.heap and self.freed == st.freed.keys() and self.wfreed == st.wfreed.keys()
-                and (not shared or self.globals == st.globals))
-
-
 class Reuse:
     """A backward that reaches freed graph: the raw material of a GG101/GG102 finding."""
 
@@ -112,7 +96,6 @@ class Engine:
         self.summaries: set = set()  # segments built by comprehensions: one per element
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
-        self.memo: dict = {}  # calls that changed nothing, by callee, context, arguments
 
     # ----------------------------------------------------------------- modules
     def run_module(self, module, globals_: dict) -> Optional[State]:
@@ -297,7 +280,6 @@ class Engine:
 
     def restore(self, snapshot) -> None:
         self.reuses, self.tensor_facts, self.backward_facts = snapshot
-        self.memo.clear()  # what the dropped pass recorded is gone: calls must record it again
 
     def age(self, st: Optional[State], loop) -> Optional[State]:
         """At the back edge of ``loop``: what this iteration built becomes the loop's old graph
@@ -883,24 +865,13 @@ class Engine:
         ctx = ((node,) + self.frame.ctx)[:CONTEXT_DEPTH]
         shared = fn.module is self.frame.module
         grad = st.grad if fn.grad_mode is None else fn.grad_mode
-        key = None
-        if not generator and not unknown_rest:
-            key = (fn.node, ctx, tuple(args), tuple(sorted(kwargs.items())), grad, self.reporting)
-            hit = self.memo.get(key)
-            if hit is not None and hit.matches(st, shared):
-                self.created[-1] |= hit.created
-                return hit.value
-            before = Memo(st, shared)
         locals_ = _bind_params(fn, args, kwargs, unknown_rest)
         callee = State(locals_, st.globals if shared else fn.module.env, st.heap, st.freed, grad, st.wfreed)
         frame = Frame(fn, fn.module, ctx, (self.stmt, self.frame.module.path))
         saved_frame, saved_stmt = self.frame, self.stmt
         self.frame = frame
         self.frames.append(frame)
-        self.created.append(set())
         out = self.block(fn.node.body, callee)
-        created = self.created.pop()
-        self.created[-1] |= created
         self.frames.pop()
         self.frame, self.stmt = saved_frame, saved_stmt
         results = frame.returns + ([(NONE, out)] if out is not None else [])
@@ -916,11 +887,7 @@ class Engine:
         value = None
         for v, _ in results:
             value = v if value is None else join(value, v)
-        value = value if value is not None else NONE
-        if key is not None and before.matches(st, shared):  # the call changed nothing: reusable
-            before.value, before.created = value, created
-            self.memo[key] = before
-        return value
+        return value if value is not None else NONE
 
     def instantiate(self, cls: Class, args, kwargs, node, st) -> Val:
         obj = Obj((node, self.frame.ctx), cls)
