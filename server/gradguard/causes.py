@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 
 from .findings import Finding, Fix, Related
-from .rules import RULES
+from .rules import RELATED, RULES
 from .values import Tensor, Tup
 
 MAX_TEXT = 48
@@ -31,14 +31,20 @@ def short(node: ast.AST) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
 
 
-def describe_roots(roots) -> str:
+def describe_roots(roots, locale: str = "en") -> str:
+    zh = locale == "zh-cn"
     names = []
     for root in sorted(roots, key=lambda r: (r.path, r.node.lineno)):
-        text = f"the parameters of `{root.name}`" if root.kind == "params" else f"`{root.name}` (requires_grad=True)"
+        if root.kind == "params":
+            text = f"`{root.name}` 的参数" if zh else f"the parameters of `{root.name}`"
+        else:
+            text = f"`{root.name}`（requires_grad=True）" if zh else f"`{root.name}` (requires_grad=True)"
         if text not in names:
             names.append(text)
     if not names:
-        return "a tensor that requires grad"
+        return "需要梯度的张量" if zh else "a tensor that requires grad"
+    if zh:
+        return "和".join(names[:2]) + ("等" if len(names) > 2 else "")
     return " and ".join(names[:2]) + (" and others" if len(names) > 2 else "")
 
 
@@ -55,7 +61,10 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
         "call": f"`{short(node)}`",
         "what": f"`{ast.unparse(entry) if carried else stale.what}`",
         "origin": describe_roots(roots),
+        "origin_zh": describe_roots(roots, "zh-cn"),
         "built_line": built_line,
+        "built_where_zh": _where_zh(locate(stale.stmt, stale.path), main_path),
+        "freed_where_zh": _where_zh(locate(info.call, info.path), main_path),
         "freed_call": f"`{short(info.call)}`",
         "freed_line": _line(locate(info.call, info.path), main_path),
         "when": " in the previous iteration" if same_call else "",
@@ -65,15 +74,20 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
     severity = rule.severity if reuse.exact else "warning"
     if not reuse.exact:
         message += " (the value passes through code GradGuard could not resolve, so this may not raise)"
-    related = [Related(locate(stale.stmt, stale.path), f"{args['what']} was computed here from {args['origin']}")]
+    related = [_related("built", locate(stale.stmt, stale.path), what=args["what"], origin=args["origin"],
+                        origin_zh=args["origin_zh"])]
     for root in sorted(roots, key=lambda r: r.node.lineno)[:2]:
-        what = f"parameters of `{root.name}` are created here" if root.kind == "params" else f"`{root.name}` requires grad (created here)"
-        related.append(Related(locate(root.node, root.path), what))
-    related.append(Related(locate(info.call, info.path),
-                           f"the graph was freed here by {args['freed_call']}" + args["when"]))
+        key = "origin_params" if root.kind == "params" else "origin_tensor"
+        related.append(_related(key, locate(root.node, root.path), name=root.name))
+    related.append(_related("freed", locate(info.call, info.path), call=args["freed_call"],
+                            when=args["when"], when_zh=args["when_zh"]))
     fixes = _fixes(reuse, locate, main_path, parents, trained)
     return Finding(reuse.code, severity, message, locate(node, reuse.module.path), tuple(related),
                    tuple(fixes), tuple(args.items()))
+
+
+def _related(key: str, location, **args) -> Related:
+    return Related(location, RELATED[key]["en"].format(**args), key, tuple(args.items()))
 
 
 def _fixes(reuse, locate, main_path, parents, trained) -> list:
@@ -269,6 +283,15 @@ def _line(loc, main_path: str) -> str:
     if loc.path != main_path:
         text += f" of {loc.path.rsplit('/', 1)[-1]}"
     return text
+
+
+def _where_zh(loc, main_path: str) -> str:
+    where = f"第 {loc.line} 行"
+    if loc.cell is not None:
+        where = f"单元格 {loc.cell} {where}"
+    if loc.path != main_path:
+        where = f"{loc.path.rsplit('/', 1)[-1]} {where}"
+    return where
 
 
 def _within(node, outer) -> bool:

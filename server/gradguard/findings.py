@@ -25,6 +25,9 @@ class Location:
 class Related:
     location: Location
     message: str
+    #: which ``rules.RELATED`` template the message is, and its arguments (for other languages)
+    key: str = field(default="", compare=False)
+    args: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

@@ -36,8 +36,8 @@ RULES: dict[str, Rule] = {
                       "{what} was computed from {origin} on line {built_line}; its graph was freed "
                       "by {freed_call} on line {freed_line}{when}",
                 "zh-cn": "{call} 会报错“Trying to backward through the graph a second time”："
-                         "{what} 于第 {built_line} 行由 {origin} 计算得到；它的计算图已被第 "
-                         "{freed_line} 行的 {freed_call} 释放{when_zh}",
+                         "{what} 于{built_where_zh}由 {origin_zh} 计算得到；它的计算图已被"
+                         "{freed_where_zh}的 {freed_call} 释放{when_zh}",
             },
             doc="docs/rules/GG101.md",
         ),
@@ -54,13 +54,25 @@ RULES: dict[str, Rule] = {
                 "en": "{call} walks the graph of {what} (line {built_line}) again after {freed_call} "
                       "on line {freed_line}{when}; it does not raise because that graph saves no "
                       "tensors, but the gradients of {origin} are accumulated twice",
-                "zh-cn": "{call} 在第 {freed_line} 行的 {freed_call} 之后{when_zh}再次经过 {what}"
-                         "（第 {built_line} 行）的计算图；由于该图没有保存张量所以不会报错，但 {origin} "
+                "zh-cn": "{call} 在{freed_where_zh}的 {freed_call} 之后{when_zh}再次经过 {what}"
+                         "（{built_where_zh}）的计算图；由于该图没有保存张量所以不会报错，但 {origin_zh} "
                          "的梯度会被累加两次",
             },
             doc="docs/rules/GG102.md",
         ),
     )
+}
+
+# Messages of the related places of a finding, by key.
+RELATED: dict[str, dict[str, str]] = {
+    "built": {"en": "{what} was computed here from {origin}",
+              "zh-cn": "{what} 在此处由 {origin_zh} 计算得到"},
+    "origin_tensor": {"en": "`{name}` requires grad (created here)",
+                      "zh-cn": "`{name}` 需要梯度（在此处创建）"},
+    "origin_params": {"en": "parameters of `{name}` are created here",
+                      "zh-cn": "`{name}` 的参数在此处创建"},
+    "freed": {"en": "the graph was freed here by {call}{when}",
+              "zh-cn": "计算图在此处被 {call} 释放{when_zh}"},
 }
 
 LOCALES = ("en", "zh-cn")
@@ -71,6 +83,14 @@ def locale_of(client_locale: str | None) -> str:
     if client_locale and client_locale.lower().startswith("zh"):
         return "zh-cn"
     return "en"
+
+
+def render_related(related, locale: str = "en") -> str:
+    """A related place's message in ``locale``."""
+    templates = RELATED.get(related.key)
+    if templates is None or locale not in templates or locale == "en":
+        return related.message
+    return templates[locale].format(**dict(related.args))
 
 
 def render(finding: Finding, locale: str = "en") -> str:

@@ -101,7 +101,8 @@ def diagnostic(finding: Finding, pos: Positions, locale: str, related: bool) -> 
     info = None
     if related and finding.related:
         info = [lsp.DiagnosticRelatedInformation(
-                    location=lsp.Location(uri=uri, range=pos.range(r.location)), message=r.message)
+                    location=lsp.Location(uri=uri, range=pos.range(r.location)),
+                    message=rules.render_related(r, locale))
                 for r in finding.related if (uri := pos.uri(r.location))]
     return lsp.Diagnostic(
         range=pos.range(finding.location),
