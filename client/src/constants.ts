@@ -1,7 +1,6 @@
 import * as path from 'path';
 
 /** Identifiers shared by the manifest (package.json) and the code. */
-export const EXTENSION_ID = 'gradguard.gradguard';
 export const SERVER_ID = 'gradguard';
 export const SERVER_NAME = 'GradGuard';
 export const CONFIG_SECTION = 'gradguard';

@@ -106,6 +106,8 @@ def _str_list(value: Any, name: str, warnings: list[str]) -> tuple[str, ...]:
 
 
 def _severity_map(value: Any, name: str, warnings: list[str]) -> dict[str, str]:
+    if value == []:  # clients that cannot tell an empty map from an empty list (Neovim's {})
+        return {}
     if not isinstance(value, Mapping):
         warnings.append(f"'{name}' must map rule codes to a level; ignoring {value!r}")
         return {}

@@ -5,7 +5,7 @@
 # (a Python with torch; default GRADGUARD_PYTHON).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-PYTHON=${GRADGUARD_PYTHON:-python3}
+PYTHON=$(command -v "${GRADGUARD_PYTHON:-python3}") || { echo "[nvim-e2e] FAIL no Python: ${GRADGUARD_PYTHON:-python3}"; exit 1; }
 TORCH_PYTHON=${GRADGUARD_E2E_TORCH_PYTHON:-$PYTHON}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -23,4 +23,12 @@ if out=$(cd "$tmp" && "$TORCH_PYTHON" fixed.py 2>&1) && ! grep -q 'Trying to bac
 else
   echo "[nvim-e2e] FAIL the fixed buffer does not run clean under torch: $out"; exit 1
 fi
+# The Neovim 0.7 configuration that docs/editors.md gives users, run as their init.lua.
+awk '/^Neovim 0.7 and later/{f=1} f&&/^```lua/{g=1;next} g&&/^```/{exit} g' "$ROOT/docs/editors.md" > "$tmp/init.lua"
+[ -s "$tmp/init.lua" ] || { echo "[nvim-e2e] FAIL no Neovim 0.7 snippet in docs/editors.md"; exit 1; }
+cp "$ROOT/tests/e2e/workspace/two_losses.py" "$tmp/"
+mkdir -p "$tmp/bin" && printf '#!/bin/sh\nexec "%s" "$@"\n' "$PYTHON" > "$tmp/bin/python3" && chmod +x "$tmp/bin/python3"
+(cd "$tmp" && PATH="$tmp/bin:$PATH" PYTHONPATH="$ROOT/server${PYTHONPATH:+:$PYTHONPATH}" \
+  timeout 60 nvim --headless -u "$tmp/init.lua" -i NONE -n -c 'filetype on' -c 'edit two_losses.py' \
+  -c "luafile $ROOT/tests/e2e/nvim/snippet_check.lua" 2>&1) || { echo "[nvim-e2e] FAIL the docs snippet"; exit 1; }
 echo "[nvim-e2e] done in $(( $(date +%s) - start ))s"

@@ -15,7 +15,6 @@ end
 
 local function finish()
   say(string.format('%d passed, %d failed', passed, failed))
-  io.stdout:write(string.format('%d passed, %d failed\n', passed, failed))
   vim.cmd(failed == 0 and passed > 0 and 'qall!' or 'cquit! 1')
 end
 
@@ -45,7 +44,7 @@ local ok, err = pcall(function()
     cmd = { python, '-m', 'gradguard', 'lsp' },
     root_dir = vim.fn.fnamemodify(file, ':p:h'),
     init_options = { settings = { gradguard = { enable = true, run = 'onType' } } },
-    settings = { gradguard = { enable = true, run = 'onType', select = {}, ignore = {}, severity = {} } },
+    settings = { gradguard = { enable = true, run = 'onType', select = {}, ignore = {}, severity = vim.empty_dict() } },
     on_exit = function(code)
       if code ~= 0 then say('server exited with ' .. code) end
     end,
