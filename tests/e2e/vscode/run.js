@@ -10,10 +10,10 @@
 // and checks, as a user would see them: squiggles and Problems rows on the raising lines, the
 // hover, quick fixes applied from Ctrl+. (the fixed files then run clean under torch), settings
 // changed in .vscode/settings.json taking effect without a reload, and one clear message for a
-// broken `gradguard.interpreter`. Screenshots go to docs/screenshots/vscode-*.png.
+// broken `gradguard.interpreter`. Screenshots: vscode-*.png (see SHOTS below).
 //
 // Environment: GRADGUARD_E2E_CACHE (default .e2e), GRADGUARD_E2E_TORCH_PYTHON (a python with
-// torch, default python3), GRADGUARD_E2E_SCREENSHOTS (default docs/screenshots),
+// torch, default python3), GRADGUARD_E2E_SCREENSHOTS (default .e2e/screenshots),
 // GRADGUARD_E2E_KEEP=1 keeps the temporary folders.
 'use strict';
 
