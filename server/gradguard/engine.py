@@ -433,7 +433,8 @@ class Engine:
         t = type(target)
         if t is ast.Name:
             st.bind(target.id, value)
-            self.note_tensor(target, value, st)
+            if self.collect_facts:
+                self.note_tensor(target, value, st)
         elif t in (ast.Tuple, ast.List):
             items = self.unpack(value, len(target.elts), st, target)
             for sub, item in zip(target.elts, items):
@@ -502,7 +503,8 @@ class Engine:
             if node.id == "__name__":
                 return Const(self.frame.module.name)
             return UNKNOWN
-        self.note_tensor(node, value, st)
+        if self.collect_facts:
+            self.note_tensor(node, value, st)
         return value
 
     def e_Attribute(self, node, st):
@@ -1352,7 +1354,7 @@ class Engine:
                                          value, self.frame.module, carriers)
 
     def note_tensor(self, node, value, st) -> None:
-        if not self.reporting or not self.collect_facts or type(value) is not Tensor:
+        if not self.reporting or type(value) is not Tensor:
             return
         freed = {s: st.freed[s] for s in value.segs if s in st.freed}
         prior = self.tensor_facts.get(id(node))
