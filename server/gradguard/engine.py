@@ -369,8 +369,11 @@ class Engine:
         a = node.args
         defaults = [self.ev(d, st) for d in a.defaults]
         kw_defaults = {arg.arg: self.ev(d, st) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
-        fn = Func(node, self.frame.module, (defaults, kw_defaults),
-                  _is_generator(node, self.frame.module.source_of(node)), grad_mode)
+        module = self.frame.module
+        is_gen = module.generators.get(id(node))
+        if is_gen is None:
+            is_gen = module.generators[id(node)] = _is_generator(node, module.source_of(node))
+        fn = Func(node, module, (defaults, kw_defaults), is_gen, grad_mode)
         st.bind(node.name, fn)
         return st
 
@@ -1211,16 +1214,24 @@ class Engine:
     def op(self, site, inputs, saves, st: State) -> Val:
         """A differentiable op: its result carries its inputs' graphs plus a node of its own."""
         ts = []
+        heap = st.heap
         for v, n in inputs:
-            if type(v) is Box:  # torch.cat([a, b]) / torch.stack(xs): every element is consumed
-                v = _strong(st.heap.get((v.oid, "*"), UNKNOWN))
+            tv = type(v)
+            if tv is Tensor:
+                if v.leaf and v.roots and all((r, "frozen") in heap for r in v.roots):
+                    continue  # a frozen parameter adds no graph
+                ts.append((v, n))
+                continue
+            if tv is Box:  # torch.cat([a, b]) / torch.stack(xs): every element is consumed
+                v = _strong(heap.get((v.oid, "*"), UNKNOWN))
+            elif tv is not Tup:
+                continue
             for t in tensors_in(v):
                 ts.append((t, n))
         if not ts:
+            if any(type(v) is Tensor for v, _ in inputs):
+                return Tensor()
             return Tensor(MAYBE if any(v is UNKNOWN for v, _ in inputs) else NO, exact=False)
-        ts = [(t, n) for t, n in ts if not (t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots))]
-        if not ts:
-            return Tensor()
         grad = max(t.grad for t, _ in ts)
         if st.grad is False or grad == NO:
             return Tensor(exact=all(t.exact for t, _ in ts))

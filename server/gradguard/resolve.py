@@ -19,7 +19,9 @@ class ModuleInfo:
     def __init__(self, path: str, name: str, text: str, tree: ast.Module):
         self.path, self.name, self.text, self.tree = path, name, text, tree
         self.env: dict = {}
+        self.directory = os.path.dirname(path)
         self._line_starts: Optional[list] = None
+        self.generators: dict = {}  # id(FunctionDef) -> whether it yields
 
     def source_of(self, node) -> str:
         """The raw text of the lines a node spans (cheap: no re-parse, no walk)."""
@@ -43,7 +45,6 @@ class Project:
         self.modules: dict[str, Optional[ModuleInfo]] = {}
         self.overlay = overlay or {}  # path -> unsaved text (editor buffers)
         self._jedi_project = None
-        self._found: dict = {}
 
     def load(self, dotted: str, level: int, importer: ModuleInfo, engine) -> Optional[ModuleInfo]:
         path = self.find(dotted, level, importer)
@@ -66,10 +67,13 @@ class Project:
         return module
 
     def find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
-        key = (dotted, level, os.path.dirname(importer.path))
-        if key not in self._found:
-            self._found[key] = self._find(dotted, level, importer)
-        return self._found[key]
+        key = (self.root, dotted, level, importer.directory)
+        now = time.monotonic()
+        hit = _FOUND.get(key)
+        if hit is None or now - hit[1] > PROBE_SECONDS:
+            hit = (self._find(dotted, level, importer), now)
+            _FOUND[key] = hit
+        return hit[0]
 
     def _find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
         parts = [p for p in dotted.split(".") if p]
@@ -121,6 +125,7 @@ def _module_file(base: str, parts: list) -> Optional[str]:
 # File-system probes, remembered briefly: one ``gradguard check`` or a burst of edits asks the
 # same questions many times, while a module created later is still found seconds after.
 _PROBES: dict = {}
+_FOUND: dict = {}  # the same, for whole import resolutions
 PROBE_SECONDS = 5.0
 
 
