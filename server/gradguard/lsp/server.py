@@ -593,6 +593,9 @@ def start(argv: list[str]) -> int:
     parser.add_argument("--host", default="127.0.0.1", help="TCP address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
     args = parser.parse_args(argv)
+    # Everything loaded so far (pygls, lsprotocol, libcst, jedi) lives as long as the server:
+    # keep it out of the collector's full passes, which otherwise stall diagnostics.
+    gc.freeze()
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
