@@ -146,9 +146,6 @@ class Tensor(Val):
     def __hash__(self):
         return hash((self.grad, self.segs, self.roots))
 
-    def severed(self) -> "Tensor":
-        return Tensor(exact=self.exact)
-
     def __repr__(self):
         return f"T(g={self.grad},{sorted(self.segs, key=lambda s: s.order)})"
 
