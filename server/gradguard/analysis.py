@@ -310,7 +310,7 @@ def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State]) -> Non
         if type(value) is Func and value.module is main:
             funcs.append(value)
         elif type(value) is Class and value.module is main:
-            funcs.extend(v for v in value.attrs.values() if type(v) is Func)
+            funcs.extend(v for v in value.attrs.values() if type(v) is Func and v.module is main)
     relevant = _reaching_free(funcs, main, engine.project)
     for fn in funcs:
         if fn.node not in engine.called and fn in relevant:
@@ -321,7 +321,7 @@ def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State]) -> Non
 def _reaching_free(funcs: list, main: ModuleInfo, project: Project) -> set:
     """The functions whose text mentions a backward, or names one that does, or names
     something imported from the project's own modules."""
-    texts = {fn: main.source_of(fn.node) for fn in funcs}
+    texts = {fn: fn.module.source_of(fn.node) for fn in funcs}
     names = set(_project_imports(main, project))
     relevant = {fn for fn, text in texts.items() if _mentions_free(text)}
     changed = True

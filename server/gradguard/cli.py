@@ -54,6 +54,11 @@ def check(args) -> int:
             print(f"gradguard: {exc.message}", file=sys.stderr)
             status = 2
             continue
+        except Exception as exc:  # a bug of ours must not cost the user the other files' results
+            print(f"gradguard: {path}: internal error, please report it: {type(exc).__name__}: {exc}",
+                  file=sys.stderr)
+            status = 2
+            continue
         for finding in config.apply(analysis.findings):
             if (args.select and finding.code not in args.select) or (args.ignore and finding.code in args.ignore):
                 continue
