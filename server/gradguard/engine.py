@@ -93,20 +93,23 @@ class Engine:
         self.killed = False
         self.executed = 0
         self.collect_facts = True  # hover facts cost time; the CLI does not need them
+        self.limit = STATEMENT_BUDGET  # past this many statements, calls and loops are cut short
         self.summaries: set = set()  # segments built by comprehensions: one per element
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
 
     # ----------------------------------------------------------------- modules
-    def run_module(self, module, globals_: dict) -> Optional[State]:
-        saved = (self.frame, self.stmt, self.reporting)
+    def run_module(self, module, globals_: dict, budget: Optional[int] = None) -> Optional[State]:
+        saved = (self.frame, self.stmt, self.reporting, self.limit)
         self.frame = Frame(None, module, ())
         self.frames.append(self.frame)
         self.reporting = True
+        if budget is not None:
+            self.limit = min(self.limit, self.executed + budget)
         st = State(None, globals_, {}, {}, True)
         out = self.block(module.tree.body, st)
         self.frames.pop()
-        self.frame, self.stmt, self.reporting = saved
+        self.frame, self.stmt, self.reporting, self.limit = saved
         return out
 
     def run_entry(self, module, fn: Func, st: State) -> None:
@@ -262,7 +265,7 @@ class Engine:
                 break
             snapshot = self.snapshot() if self.reporting else None
             new = join_states([head, self.age(iterate(head, False), key)])
-            if new.same(head) or self.executed > STATEMENT_BUDGET:
+            if new.same(head) or self.executed > self.limit:
                 break
             if snapshot is not None:
                 self.restore(snapshot)
@@ -864,7 +867,7 @@ class Engine:
     def invoke(self, fn: Func, args: list, kwargs: dict, st: State, node, bound=False,
                unknown_rest=False, generator=False) -> Val:
         self.called.add(fn.node)
-        if (len(self.frames) > MAX_CALL_DEPTH or self.executed > STATEMENT_BUDGET
+        if (len(self.frames) > MAX_CALL_DEPTH or self.executed > self.limit
                 or any(f.func is fn for f in self.frames)):
             return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
         ctx = ((node,) + self.frame.ctx)[:CONTEXT_DEPTH]

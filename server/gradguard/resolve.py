@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import os
 import time
+from collections import OrderedDict
 from typing import Optional
 
 from .sources import SourceError, parse, read_python
@@ -52,7 +53,15 @@ class Project:
             return None
         if path in self.modules:
             return self.modules[path]
+        if len(self.modules) >= MAX_MODULES:
+            return None  # a sprawling import graph: further modules stay unknown
         self.modules[path] = None  # an import cycle sees an empty module
+        stamp = _stamp(path) if path not in self.overlay else None
+        cached = _LOADED.get(path)
+        if stamp is not None and cached is not None and cached[0] == stamp:
+            _LOADED.move_to_end(path)
+            self.modules[path] = cached[1]
+            return cached[1]
         try:
             text = self.overlay.get(path) or read_python(path)
             tree = parse(text, path)
@@ -60,10 +69,15 @@ class Project:
             return None
         name = dotted if level == 0 else _module_name(path, self.root)
         module = ModuleInfo(path, name, text, tree)
-        out = engine.run_module(module, module.env)
+        out = engine.run_module(module, module.env, budget=IMPORT_BUDGET)
         if out is not None:
             module.env = out.globals
         self.modules[path] = module
+        # (a module met through an import cycle keeps the names it had by then, as Python does)
+        if stamp is not None:
+            _LOADED[path] = (stamp, module)
+            while len(_LOADED) > MAX_CACHED_MODULES:
+                _LOADED.popitem(last=False)
         return module
 
     def find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
@@ -92,6 +106,8 @@ class Project:
             found = _module_file(r, parts)
             if found is not None:
                 return found
+        if any(_compiled(r, parts) for r in candidates):
+            return None  # a C extension: nothing to read (and jedi would import it to look)
         return self._jedi_find(dotted, importer)
 
     def _jedi_find(self, dotted: str, importer: ModuleInfo) -> Optional[str]:
@@ -122,6 +138,24 @@ def _module_file(base: str, parts: list) -> Optional[str]:
     return None
 
 
+# How many of the project's modules one analysis loads, and how many stay loaded between
+# analyses (``gradguard check`` over a directory, an editor re-analysing on every keystroke):
+# a module's top level is interpreted once while its file is unchanged.
+MAX_MODULES = 64
+MAX_CACHED_MODULES = 256
+# Statements an imported module's top level may run before its calls stop being followed.
+IMPORT_BUDGET = 20_000
+_LOADED: "OrderedDict[str, tuple]" = OrderedDict()
+
+
+def _stamp(path: str):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
 # File-system probes, remembered briefly: one ``gradguard check`` or a burst of edits asks the
 # same questions many times, while a module created later is still found seconds after.
 _PROBES: dict = {}
@@ -136,6 +170,15 @@ def _exists(path: str) -> bool:
         hit = (os.path.exists(path), now)
         _PROBES[path] = hit
     return hit[0]
+
+
+def _compiled(base: str, parts: list) -> bool:
+    directory = os.path.join(base, *parts[:-1])
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return False
+    return any(n.startswith(parts[-1] + ".") and n.endswith((".so", ".pyd")) for n in names)
 
 
 def _module_name(path: str, root: str) -> str:
