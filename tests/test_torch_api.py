@@ -1283,8 +1283,23 @@ VERIFIED_TABLES = {
     "DETACH_IN_PLACE", "REQUIRES_GRAD_SETTER", "BACKWARD_CALLS", "GRAD_MODE", "MODULES",
     "MODULE_CONTAINERS", "MODULE_BASES", "MODULE_PARAMETER_METHODS", "MODULE_SELF_METHODS",
     "OPTIMIZER_PREFIXES", "OPTIMIZER_STEP_METHODS", "COPIES", "RESULT_FIELDS",
-    "OPTIMIZER_REPEATS_CLOSURE", "MODULE_HOLDERS",
+    "OPTIMIZER_REPEATS_CLOSURE", "MODULE_HOLDERS", "PYTHON_VALUE_METHODS", "MODULE_PARAMETER_ATTRIBUTES",
 }
+
+
+@pytest.mark.parametrize("name", sorted(api.PYTHON_VALUE_METHODS))
+def test_python_value_method(name):
+    assert name in api.SEVER_METHODS
+    x = torch.randn(1, requires_grad=True) * 2
+    result = getattr(x.detach() if name == "numpy" else x, name)()
+    assert not isinstance(result, torch.Tensor)
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_PARAMETER_ATTRIBUTES))
+def test_module_parameter_attribute(name):
+    for layer in (torch.nn.Linear(2, 3), torch.nn.Conv2d(1, 2, 3)):
+        value = getattr(layer, name)
+        assert isinstance(value, torch.nn.Parameter) and value.is_leaf and value.requires_grad
 
 
 def test_every_table_is_verified():

@@ -807,7 +807,7 @@ class Engine:
             found = recv.lookup(name)
             return found if found is not None else UNKNOWN
         if t is Layer:
-            if name in ("weight", "bias") and recv.root is not None:
+            if name in api.MODULE_PARAMETER_ATTRIBUTES and recv.root is not None:
                 return Tensor(YES, True, roots=frozenset({recv.root}))
             return Bound(recv, name)
         if t in (Optim, Box, Iter):
@@ -1167,7 +1167,7 @@ class Engine:
         if name == "backward":
             return self.backward(node, api.BACKWARD_CALLS["Tensor.backward"], t, args, kwargs, st)
         if name in api.SEVER_METHODS:
-            return Tensor(exact=t.exact) if name not in ("item", "tolist", "numpy", "size", "dim", "numel") else UNKNOWN
+            return UNKNOWN if name in api.PYTHON_VALUE_METHODS else Tensor(exact=t.exact)
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
             flag = name == api.REQUIRES_GRAD_SETTER and (_truth(args[0][0]) if args else
                                                          _kw_truth(kwargs, "requires_grad", True))

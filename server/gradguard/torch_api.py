@@ -397,3 +397,9 @@ MODULE_HOLDERS = frozenset({"torch.nn.ModuleList"})
 # Optimizers whose step(closure) evaluates the closure more than once (so a loss built outside
 # the closure is backwarded again).
 OPTIMIZER_REPEATS_CLOSURE = frozenset({"torch.optim.LBFGS"})
+
+# Severing methods whose result is a Python value (a number, a list, an array), not a tensor.
+PYTHON_VALUE_METHODS = frozenset({"item", "tolist", "numpy", "size", "dim", "numel"})
+
+# Attributes of built-in layers that are their parameters (requires_grad leaves).
+MODULE_PARAMETER_ATTRIBUTES = frozenset({"weight", "bias"})
