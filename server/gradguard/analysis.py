@@ -113,9 +113,11 @@ class Positions:
 
 class Analysis:
     def __init__(self, path: str, findings: list, engine: Optional[Engine], positions: Optional[Positions],
-                 main: Optional[ModuleInfo]):
+                 main: Optional[ModuleInfo], dependencies: tuple = ()):
         self.path = path
         self.findings: list[Finding] = findings
+        # the other files whose text this result depends on (the project modules it read)
+        self.dependencies: tuple[str, ...] = dependencies
         self._engine, self._positions, self._main = engine, positions, main
         self._index: Optional[dict] = None
 
@@ -254,7 +256,7 @@ def _run(text, tree, path, root, cells, facts, overlay) -> Analysis:
     engine.collect_facts = facts
     if not facts and not _may_free(main, project, set()):
         # no backward can run from here: nothing to report, and no hover was asked for
-        return Analysis(path, [], None, None, main)
+        return Analysis(path, [], None, None, main, project.dependencies(path))
     end = engine.run_module(main, main.env)
     _run_uncalled(engine, main, end)
     positions = Positions(project, main, cells)
@@ -265,7 +267,7 @@ def _run(text, tree, path, root, cells, facts, overlay) -> Analysis:
         if not _suppressed(finding, positions):
             findings.append(finding)
     findings.sort(key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.location.column, f.code))
-    return Analysis(path, findings, engine if facts else None, positions, main)
+    return Analysis(path, findings, engine if facts else None, positions, main, project.dependencies(path))
 
 
 FREE_WORDS = ("backward", "autograd")  # every freeing call's text has one of these
@@ -295,6 +297,7 @@ def _may_free(module: ModuleInfo, project: Project, seen: set) -> bool:
             if found is None or found in seen:
                 continue
             seen.add(found)
+            project.read.add(found)
             try:
                 text = project.overlay.get(found) or read_python(found)
             except SourceError:

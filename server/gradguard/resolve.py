@@ -46,6 +46,10 @@ class Project:
         self.modules: dict[str, Optional[ModuleInfo]] = {}
         self.overlay = overlay or {}  # path -> unsaved text (editor buffers)
         self._jedi_project = None
+        self.read: set[str] = set()  # every project file whose text was looked at
+
+    def dependencies(self, main: str) -> tuple[str, ...]:
+        return tuple(sorted((self.read | self.modules.keys()) - {main}))
 
     def load(self, dotted: str, level: int, importer: ModuleInfo, engine) -> Optional[ModuleInfo]:
         path = self.find(dotted, level, importer)
@@ -53,6 +57,7 @@ class Project:
             return None
         if path in self.modules:
             return self.modules[path]
+        self.read.add(path)
         if len(self.modules) >= MAX_MODULES:
             return None  # a sprawling import graph: further modules stay unknown
         self.modules[path] = None  # an import cycle sees an empty module
