@@ -78,6 +78,33 @@ def discover(base: Path) -> list[Case]:
 CASES = discover(FIXTURES) + discover(DEMO)
 
 
+def pending() -> dict[str, str]:
+    """Topics the analyzer does not get right yet (``tests/fixtures/PENDING``: ``topic  # why``).
+    Their analyzer test is a strict xfail, so a fix that makes one pass fails until it is removed
+    from the list; torch (the oracle test) checks them like any other fixture."""
+    out = {}
+    listing = FIXTURES / "PENDING"
+    if listing.is_file():
+        for line in listing.read_text(encoding="utf-8").splitlines():
+            topic, _, why = line.partition("#")
+            if topic.strip():
+                out[topic.strip()] = why.strip() or "not caught yet"
+    return out
+
+
+def _topic(case: Case) -> str:
+    return case.path.name.removesuffix(".py").removesuffix("_bug").removesuffix("_ok")
+
+
+def _analyzer_params():
+    waiting = pending()
+    unknown = set(waiting) - {_topic(c) for c in CASES}
+    assert not unknown, f"tests/fixtures/PENDING names no fixture: {sorted(unknown)}"
+    return [pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=waiting[_topic(c)])]
+                         if c.id.startswith("fixtures/") and _topic(c) in waiting else [])
+            for c in CASES]
+
+
 def expectations(case: Case) -> set[tuple[str, int, str]]:
     """(file, line, code) for every ``# expect:`` comment in the case's files (real comments only)."""
     found = set()
@@ -180,7 +207,7 @@ def _finding_file(case: Case, analysed: Path, reported: str) -> Path:
     return analysed.resolve()
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", _analyzer_params())
 def test_analyzer(case: Case):
     from gradguard import analyze_path
 
