@@ -15,6 +15,7 @@ from typing import Optional
 
 from .causes import build_finding, short
 from .engine import Engine
+from .reach import Reach, calls_backward
 from .findings import BackwardFact, Finding, GraphStep, Location, TensorFact
 from .resolve import ModuleInfo, Project
 from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics
@@ -254,11 +255,12 @@ def _run(text, tree, path, root, cells, facts, overlay) -> Analysis:
     project.modules[path] = main
     engine = Engine(project)
     engine.collect_facts = facts
-    if not facts and not _may_free(main, project, set()):
+    reach = Reach(project, path, text, tree)
+    if not facts and not reach.module(path):
         # no backward can run from here: nothing to report, and no hover was asked for
         return Analysis(path, [], None, None, main, project.dependencies(path))
     end = engine.run_module(main, main.env)
-    _run_uncalled(engine, main, end)
+    _run_uncalled(engine, main, end, reach)
     positions = Positions(project, main, cells)
     parents = Parents(tree)
     findings = []
@@ -270,50 +272,7 @@ def _run(text, tree, path, root, cells, facts, overlay) -> Analysis:
     return Analysis(path, findings, engine if facts else None, positions, main, project.dependencies(path))
 
 
-FREE_WORDS = ("backward", "autograd")  # every freeing call's text has one of these
-
-
-def _mentions_free(text: str) -> bool:
-    return any(word in text for word in FREE_WORDS)
-
-
-def _may_free(module: ModuleInfo, project: Project, seen: set) -> bool:
-    """Whether a backward can run from this module: its own text, or a project module it
-    imports, mentions one. Decided on the text and the import statements, without analysis."""
-    if _mentions_free(module.text):
-        return True
-    seen.add(module.path)
-    for node in module.tree.body:
-        names = []
-        if isinstance(node, ast.Import):
-            names = [(a.name, 0) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            names = [(base, node.level)] + [(f"{base}.{a.name}" if base else a.name, node.level) for a in node.names]
-        for dotted, level in names:
-            if level == 0 and (dotted == "torch" or dotted.startswith("torch.")):
-                continue
-            found = project.find(dotted, level, module)
-            if found is None or found in seen:
-                continue
-            seen.add(found)
-            project.read.add(found)
-            try:
-                text = project.overlay.get(found) or read_python(found)
-            except SourceError:
-                continue
-            if _mentions_free(text):
-                return True
-            try:
-                imported = ModuleInfo(found, dotted, text, parse(text, found))
-            except SourceError:
-                continue
-            if _may_free(imported, project, seen):
-                return True
-    return False
-
-
-def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State]) -> None:
+def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State], reach: Reach) -> None:
     """Functions and methods no analysed code called are analysed with unknown arguments,
     those that can reach a backward (their text, or a function they name, mentions one)."""
     if end is None:
@@ -324,19 +283,19 @@ def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State]) -> Non
             funcs.append(value)
         elif type(value) is Class and value.module is main:
             funcs.extend(v for v in value.attrs.values() if type(v) is Func and v.module is main)
-    relevant = _reaching_free(funcs, main, engine.project)
+    relevant = _reaching_free(funcs, reach.reaching_names(main.path))
     for fn in funcs:
         if fn.node not in engine.called and fn in relevant:
                 st = State(None, dict(end.globals), dict(end.heap), {}, True)
                 engine.run_entry(main, fn, st)
 
 
-def _reaching_free(funcs: list, main: ModuleInfo, project: Project) -> set:
-    """The functions whose text mentions a backward, or names one that does, or names
-    something imported from the project's own modules."""
+def _reaching_free(funcs: list, imported: set) -> set:
+    """The functions whose text calls a backward, or names one that does, or names an
+    imported object that may reach one."""
     texts = {fn: fn.module.source_of(fn.node) for fn in funcs}
-    names = set(_project_imports(main, project))
-    relevant = {fn for fn, text in texts.items() if _mentions_free(text)}
+    relevant = {fn for fn, text in texts.items() if calls_backward(text)}
+    names = set(imported)
     changed = True
     while changed:
         changed = False
@@ -346,17 +305,6 @@ def _reaching_free(funcs: list, main: ModuleInfo, project: Project) -> set:
                 relevant.add(fn)
                 changed = True
     return relevant
-
-
-def _project_imports(module: ModuleInfo, project: Project):
-    for node in module.tree.body:
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                if project.find(a.name, 0, module) is not None:
-                    yield a.asname or a.name.split(".")[0]
-        elif isinstance(node, ast.ImportFrom) and (node.level or node.module):
-            if project.find(node.module or "", node.level, module) is not None or node.level:
-                yield from (a.asname or a.name for a in node.names)
 
 
 def _suppressed(finding: Finding, positions: Positions) -> bool:

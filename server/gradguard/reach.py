@@ -1,0 +1,165 @@
+"""Which code can reach a backward: a cheap scan that decides what is worth interpreting.
+
+Every finding sits on a ``backward()`` / ``torch.autograd.backward()`` / ``torch.autograd.grad()``
+call. A file is worth an abstract interpretation only if it makes such a call itself, or uses a
+name imported from one of the project's modules whose definition can (transitively) make one.
+Names are followed through re-exports (``from .mlp import Mlp`` in a package's ``__init__``), so
+a model file that imports layers from a package whose *other* modules hold a training loop is
+not pulled in by the package alone. The scan reads import statements, never the code's meaning.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import re
+from typing import Optional
+
+from .sources import SourceError, parse, read_python
+
+# A call that frees graph. ``def backward(ctx, grad)`` of a custom autograd Function is no call.
+BACKWARD_SITE = re.compile(
+    r"\.\s*backward\s*\("                                    # loss.backward(), scaler.scale(l).backward()
+    r"|\bautograd\s*\.\s*(?:grad|backward)\s*\("             # torch.autograd.grad(...)
+    r"|\bfrom\s+torch\.autograd\s+import\b[^\n]*\b(?:grad|backward)\b"  # from torch.autograd import grad
+    r"|\bimport\s+torch\.autograd\s+as\b")                  # import torch.autograd as ag
+
+
+def calls_backward(text: str) -> bool:
+    return BACKWARD_SITE.search(text) is not None
+
+
+class Outline:
+    """What the scan needs of one module: whether its text calls a backward, the names it
+    defines, and where each imported name comes from."""
+
+    __slots__ = ("path", "frees", "defined", "imports", "modules", "stars")
+
+    def __init__(self, path: str, text: str, tree: ast.Module):
+        self.path = path
+        self.frees = calls_backward(text)
+        self.defined: set[str] = set()
+        self.imports: dict[str, tuple[str, int, Optional[str]]] = {}  # local name -> (module, level, name)
+        self.modules: list[tuple[str, int]] = []  # ``import a.b``: used whole
+        self.stars: list[tuple[str, int]] = []
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.defined.add(node.name)
+        for node in ast.walk(tree):  # imports inside functions and try blocks count too
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    self.modules.append((alias.name, 0))
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                for alias in node.names:
+                    if alias.name == "*":
+                        self.stars.append((base, node.level))
+                    else:
+                        self.imports[alias.asname or alias.name] = (base, node.level, alias.name)
+
+
+class Reach:
+    """Answers "can this module, or this name of it, reach a backward?" for one project,
+    remembering outlines and answers (an import cycle is answered "no" while in progress)."""
+
+    def __init__(self, project, main_path: str, main_text: str, main_tree: ast.Module):
+        self.project = project
+        self.outlines: dict[str, Optional[Outline]] = {main_path: Outline(main_path, main_text, main_tree)}
+        self.main = main_path
+        self._names: dict[tuple[str, str], bool] = {}
+        self._modules: dict[str, bool] = {}
+
+    def outline(self, path: str) -> Optional[Outline]:
+        if path not in self.outlines:
+            self.outlines[path] = None
+            self.project.read.add(path)
+            try:
+                text = self.project.overlay.get(path) or read_python(path)
+                self.outlines[path] = Outline(path, text, parse(text, path))
+            except SourceError:
+                pass
+        return self.outlines[path]
+
+    def _find(self, dotted: str, level: int, importer: str) -> Optional[str]:
+        if level == 0 and (dotted == "torch" or dotted.startswith("torch.")):
+            return None
+        return self.project.find(dotted, level, _Importer(importer))
+
+    def module(self, path: str) -> bool:
+        """Whether running anything of this module may reach a backward."""
+        if path in self._modules:
+            return self._modules[path]
+        self._modules[path] = False
+        out = self.outline(path)
+        found = out is not None and (out.frees or self._uses(out, out.imports.keys()))
+        self._modules[path] = found
+        return found
+
+    def name(self, path: str, name: str) -> bool:
+        """Whether the object ``name`` of this module may reach a backward when used."""
+        key = (path, name)
+        if key in self._names:
+            return self._names[key]
+        self._names[key] = False
+        out = self.outline(path)
+        if out is None:
+            found = False
+        elif name in out.defined or (name not in out.imports and not out.stars):
+            found = self.module(path)  # defined here (or a variable): whatever the module uses
+        elif name in out.imports:
+            found = self._imported(out, out.imports[name])
+        else:  # maybe from a star import
+            found = any(self._via_star(out, base, level, name) for base, level in out.stars)
+        self._names[key] = found
+        return found
+
+    def _via_star(self, out: Outline, base: str, level: int, name: str) -> bool:
+        target = self._find(base, level, out.path)
+        return target is not None and self.name(target, name)
+
+    def _imported(self, out: Outline, spec) -> bool:
+        base, level, name = spec
+        target = self._find(base, level, out.path) if (base or level) else None
+        if target is not None:
+            t = self.outline(target)
+            if t is None:
+                return False
+            if name in t.defined or name in t.imports or not target.endswith("__init__.py"):
+                return self.name(target, name)
+        sub = self._find(f"{base}.{name}" if base else name, level, out.path)  # a submodule
+        if sub is not None:
+            return self.module(sub)
+        return target is not None and self.name(target, name)
+
+    def _uses(self, out: Outline, names) -> bool:
+        if any(self._imported(out, out.imports[n]) for n in names):
+            return True
+        for dotted, level in out.modules:
+            target = self._find(dotted, level, out.path)
+            if target is not None and self.module(target):
+                return True
+        return any(self._star_module(out, base, level) for base, level in out.stars)
+
+    def _star_module(self, out, base, level) -> bool:
+        target = self._find(base, level, out.path)
+        return target is not None and self.module(target)
+
+    def reaching_names(self, path: str) -> set[str]:
+        """The names bound in a module by imports whose objects may reach a backward."""
+        out = self.outline(path)
+        if out is None:
+            return set()
+        names = {n for n, spec in out.imports.items() if self._imported(out, spec)}
+        for dotted, level in out.modules:
+            target = self._find(dotted, level, out.path)
+            if target is not None and self.module(target):
+                names.add(dotted.split(".")[0])
+        return names
+
+
+class _Importer:
+    """The little of a ModuleInfo that ``Project.find`` reads."""
+
+    __slots__ = ("path", "directory")
+
+    def __init__(self, path: str):
+        self.path, self.directory = path, os.path.dirname(path)
