@@ -82,6 +82,8 @@ def build(dest: str = DEFAULT_DEST, mirror: str | None = None, log=sys.stderr) -
         shutil.rmtree(target, ignore_errors=True)
         git_dir = _git_dir(mirror, repo) or _fetch(repo, commit, scratch)
         count = _extract(git_dir, commit, target)
+        # a repository of its own, as a user's checkout is (tools find its root by .git)
+        subprocess.run(["git", "init", "-q", target], check=True)
         with open(stamp, "w") as f:
             f.write(commit + "\n")
         print(f"{repo}@{commit[:10]}: {count} files", file=log)

@@ -28,8 +28,20 @@ from .values import (MAYBE, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Buil
 MAX_LOOP_PASSES = 6
 MAX_CALL_DEPTH = 12
 CONTEXT_DEPTH = 2
-# Statements executed per analysis before calls stop being inlined (keeps huge files bounded).
-STATEMENT_BUDGET = 400_000
+# Budgets, in abstract statements executed. Past its budget a call is abandoned and its result
+# is unknown (as if it were an unresolved library call); past the file's budget the rest of the
+# file is. Unknown never yields an error-severity finding, so a budget costs recall, not truth.
+FILE_BUDGET = 60_000
+CALL_BUDGET = 6_000
+CANCEL_EVERY = 1023  # statements between two looks at the cancel callback (a power of two less one)
+
+
+class OverBudget(Exception):
+    """The innermost budget in force ran out; whoever set it abandons its work."""
+
+
+class Cancelled(Exception):
+    """The caller asked the analysis to stop (a newer version of the document arrived)."""
 
 BUILTINS = frozenset({
     "range", "len", "enumerate", "zip", "list", "tuple", "dict", "set", "sorted", "reversed",
@@ -93,24 +105,48 @@ class Engine:
         self.killed = False
         self.executed = 0
         self.collect_facts = True  # hover facts cost time; the CLI does not need them
-        self.limit = STATEMENT_BUDGET  # past this many statements, calls and loops are cut short
+        self.limit = FILE_BUDGET  # the innermost budget in force: a count of ``executed``
+        self.truncated: list = []  # (node, module path) of work abandoned over budget
+        self.cancel = None  # a callable: True when the analysis is no longer wanted
         self.summaries: set = set()  # segments built by comprehensions: one per element
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
 
     # ----------------------------------------------------------------- modules
     def run_module(self, module, globals_: dict, budget: Optional[int] = None) -> Optional[State]:
+        """A module's top level, statement by statement. Over budget, the statement running is
+        abandoned with what it reported, and the module ends with the names bound so far."""
         saved = (self.frame, self.stmt, self.reporting, self.limit)
+        depth = (len(self.frames), len(self.created))
         self.frame = Frame(None, module, ())
         self.frames.append(self.frame)
         self.reporting = True
         if budget is not None:
             self.limit = min(self.limit, self.executed + budget)
-        st = State(None, globals_, {}, {}, True)
-        out = self.block(module.tree.body, st)
-        self.frames.pop()
+        st: Optional[State] = State(None, globals_, {}, {}, True)
+        for node in module.tree.body:
+            reports = dict(self.reuses)
+            try:
+                st = self.exec(node, st)
+            except OverBudget:
+                self.abandon(depth, reports, node, module)
+                break
+            if st is None:
+                break
+        del self.frames[depth[0]:]
         self.frame, self.stmt, self.reporting, self.limit = saved
-        return out
+        return st
+
+    def abandon(self, depth, reports, node, module) -> None:
+        """Unwind what a budget cut left half done: frames, loop bookkeeping, reports made
+        since (a loop cut before its fixpoint may report what a full analysis would not)."""
+        del self.frames[depth[0] + 1:]
+        while len(self.created) > depth[1]:
+            inner = self.created.pop()
+            self.created[-1] |= inner
+        self.reuses = reports
+        self.killed = False
+        self.truncated.append((node, module.path))
 
     def run_entry(self, module, fn: Func, st: State) -> None:
         """Analyse a function nobody called, with unknown arguments."""
@@ -139,6 +175,10 @@ class Engine:
 
     def exec(self, node: ast.stmt, st: State) -> Optional[State]:
         self.executed += 1
+        if self.executed > self.limit:
+            raise OverBudget
+        if not self.executed & CANCEL_EVERY and self.cancel is not None and self.cancel():
+            raise Cancelled
         prev, self.stmt = self.stmt, node
         handler = _STATEMENTS.get(type(node))
         out = handler(self, node, st) if handler is not None else st
@@ -265,7 +305,7 @@ class Engine:
                 break
             snapshot = self.snapshot() if self.reporting else None
             new = join_states([head, self.age(iterate(head, False), key)])
-            if new.same(head) or self.executed > self.limit:
+            if new.same(head):
                 break
             if snapshot is not None:
                 self.restore(snapshot)
@@ -867,8 +907,7 @@ class Engine:
     def invoke(self, fn: Func, args: list, kwargs: dict, st: State, node, bound=False,
                unknown_rest=False, generator=False) -> Val:
         self.called.add(fn.node)
-        if (len(self.frames) > MAX_CALL_DEPTH or self.executed > self.limit
-                or any(f.func is fn for f in self.frames)):
+        if len(self.frames) > MAX_CALL_DEPTH or any(f.func is fn for f in self.frames):
             return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
         ctx = ((node,) + self.frame.ctx)[:CONTEXT_DEPTH]
         shared = fn.module is self.frame.module
@@ -876,12 +915,21 @@ class Engine:
         locals_ = _bind_params(fn, args, kwargs, unknown_rest)
         callee = State(locals_, st.globals if shared else fn.module.env, st.heap, st.freed, grad, st.wfreed)
         frame = Frame(fn, fn.module, ctx, (self.stmt, self.frame.module.path))
-        saved_frame, saved_stmt = self.frame, self.stmt
+        saved_frame, saved_stmt, saved_limit = self.frame, self.stmt, self.limit
+        # a call may spend at most half of what its caller has left: the caller always finishes
+        self.limit = min(self.limit, self.executed + CALL_BUDGET, (self.executed + self.limit) // 2)
+        depth, reports = (len(self.frames), len(self.created)), dict(self.reuses)
         self.frame = frame
         self.frames.append(frame)
-        out = self.block(fn.node.body, callee)
+        try:
+            out = self.block(fn.node.body, callee)
+        except OverBudget:
+            self.abandon(depth, reports, fn.node, fn.module)
+            self.frames.pop()
+            self.frame, self.stmt, self.limit = saved_frame, saved_stmt, saved_limit
+            return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
         self.frames.pop()
-        self.frame, self.stmt = saved_frame, saved_stmt
+        self.frame, self.stmt, self.limit = saved_frame, saved_stmt, saved_limit
         results = frame.returns + ([(NONE, out)] if out is not None else [])
         end = join_states([s for _, s in results])
         if end is None:

@@ -102,7 +102,10 @@ class Project:
                 base = os.path.dirname(base)
             return _module_file(base, parts)
         importer_dir = os.path.dirname(importer.path)
-        roots = [importer_dir] + [r for r in self.search_roots if r != importer_dir]
+        # a script's folder is on sys.path; a package's is not (``from dataclasses import field``
+        # inside ``pkg/utils/dataclasses.py`` is the standard library)
+        script_dir = [] if _exists(os.path.join(importer_dir, "__init__.py")) else [importer_dir]
+        roots = script_dir + [r for r in self.search_roots if r != importer_dir]
         candidates = [r for r in roots if parts and (_exists(os.path.join(r, parts[0]))
                                                      or _exists(os.path.join(r, parts[0] + ".py")))]
         if not candidates:
@@ -113,6 +116,8 @@ class Project:
                 return found
         if any(_compiled(r, parts) for r in candidates):
             return None  # a C extension: nothing to read (and jedi would import it to look)
+        if any(_module_file(r, parts[:i]) for r in candidates for i in range(1, len(parts))):
+            return None  # a module's attribute (``pkg.Class``), not a module
         return self._jedi_find(dotted, importer)
 
     def _jedi_find(self, dotted: str, importer: ModuleInfo) -> Optional[str]:
@@ -151,6 +156,13 @@ MAX_CACHED_MODULES = 256
 # Statements an imported module's top level may run before its calls stop being followed.
 IMPORT_BUDGET = 20_000
 _LOADED: "OrderedDict[str, tuple]" = OrderedDict()
+
+
+def clear_caches() -> None:
+    """Forget loaded modules and file probes (benchmarks start each project cold)."""
+    _LOADED.clear()
+    _PROBES.clear()
+    _FOUND.clear()
 
 
 def _stamp(path: str):

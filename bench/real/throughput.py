@@ -1,0 +1,178 @@
+"""Engine speed on real code: ``gradguard check`` next to bare ``ast.parse`` on the same files.
+
+    python bench/real/throughput.py [--corpus DIR] [--repos a,b] [--no-cli] [--slowest N]
+
+Builds the corpus first if needed (``corpus.py``; pass ``--mirror`` through to it). Prints:
+
+1. In this process, file by file (CPU time): ``ast.parse`` alone, then GradGuard's analysis of the
+   same file (read, parse, scan, interpretation); lines per CPU-second of each, their ratio, and
+   the slowest files. Every file is analysed with a fresh module cache of its own *project* (the
+   repository), as one ``gradguard check`` over that repository would.
+2. ``gradguard check`` as users run it, per repository, in child processes (CPU time of the
+   children, peak RSS): ``--jobs 1`` and all cores, cold cache then warm cache, where the CLI has
+   those options.
+
+All findings are written to ``--findings FILE`` (JSON lines) for review.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import gc
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "server"))
+sys.path.insert(0, HERE)
+
+import corpus  # noqa: E402
+
+
+def python_files(root: str) -> list[str]:
+    out = []
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
+        out.extend(os.path.join(d, f) for f in sorted(files) if f.endswith(".py"))
+    return out
+
+
+def parse_pass(files: list[str]) -> tuple[float, int, dict]:
+    total, lines, per = 0.0, 0, {}
+    for path in files:
+        with open(path, "rb") as f:
+            data = f.read()
+        t = time.process_time()
+        try:
+            ast.parse(data, path)
+        except (SyntaxError, ValueError):
+            pass
+        dt = time.process_time() - t
+        total += dt
+        per[path] = dt
+        lines += data.count(b"\n") + 1
+    return total, lines, per
+
+
+def analysis_pass(repos: list[str], findings_out) -> tuple[float, dict, dict]:
+    from gradguard import resolve
+    from gradguard.analysis import analyze_path
+    from gradguard.sources import SourceError
+
+    total, per, counts = 0.0, {}, {"error": 0, "warning": 0, "info": 0, "unreadable": 0, "internal": 0}
+    for repo in repos:
+        resolve.clear_caches()  # each repository as one cold ``gradguard check`` run
+        for path in python_files(repo):
+            t = time.process_time()
+            try:
+                result = analyze_path(path).findings
+            except SourceError:
+                result, counts["unreadable"] = [], counts["unreadable"] + 1
+            except Exception as exc:  # noqa: BLE001 - counted and shown, the run goes on
+                result, counts["internal"] = [], counts["internal"] + 1
+                print(f"internal error: {path}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            dt = time.process_time() - t
+            total += dt
+            per[path] = dt
+            for f in result:
+                counts[f.severity] = counts.get(f.severity, 0) + 1
+                findings_out.write(json.dumps({"path": f.location.path, "line": f.location.line,
+                                               "code": f.code, "severity": f.severity,
+                                               "message": f.message}) + "\n")
+    return total, per, counts
+
+
+def cli_run(args: list[str], cwd: str) -> tuple[float, int, int]:
+    """CPU seconds of the child, its peak RSS in MB, and its exit code."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run([sys.executable, "-m", "gradguard", "check", "-q", *args], cwd=cwd,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                          env={**os.environ, "PYTHONPATH": os.path.join(REPO, "server")})
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, after.ru_maxrss // 1024, proc.returncode
+
+
+def cli_options() -> set[str]:
+    out = subprocess.run([sys.executable, "-m", "gradguard", "check", "--help"], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": os.path.join(REPO, "server")}).stdout
+    return {opt for opt in ("--jobs", "--no-cache", "--cache-dir", "-q") if opt in out}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", default=corpus.DEFAULT_DEST)
+    parser.add_argument("--mirror")
+    parser.add_argument("--repos", help="comma-separated owner+name folders (default: all)")
+    parser.add_argument("--slowest", type=int, default=10)
+    parser.add_argument("--no-cli", action="store_true", help="skip the gradguard check runs")
+    parser.add_argument("--findings", default=os.path.join(tempfile.gettempdir(), "gradguard-real-findings.jsonl"))
+    parser.add_argument("--json", help="write the figures here too")
+    args = parser.parse_args(argv)
+    corpus.build(args.corpus, args.mirror, log=open(os.devnull, "w"))
+    names = sorted(d for d in os.listdir(args.corpus) if not d.startswith("."))
+    if args.repos:
+        names = [n for n in names if n in set(args.repos.split(","))]
+    repos = [os.path.join(args.corpus, n) for n in names]
+    files = [f for r in repos for f in python_files(r)]
+
+    gc.collect()
+    parse_cpu, lines, parse_per = parse_pass(files)
+    with open(args.findings, "w") as out:
+        cpu, per, counts = analysis_pass(repos, out)
+    figures = {
+        "repositories": len(repos), "files": len(files), "lines": lines,
+        "parse_cpu_s": round(parse_cpu, 2), "analysis_cpu_s": round(cpu, 2),
+        "parse_lines_per_s": round(lines / parse_cpu), "analysis_lines_per_s": round(lines / cpu),
+        "ratio": round(parse_cpu / cpu, 3), "max_file_cpu_s": round(max(per.values()), 3),
+        "files_over_1s": sum(1 for v in per.values() if v > 1.0), "findings": counts,
+    }
+    print(f"corpus: {len(repos)} repositories, {len(files):,} files, {lines:,} lines")
+    print(f"ast.parse:          {parse_cpu:7.2f} CPU-s  {lines / parse_cpu:10,.0f} lines/CPU-s")
+    print(f"gradguard analysis: {cpu:7.2f} CPU-s  {lines / cpu:10,.0f} lines/CPU-s")
+    print(f"ratio (parse / analysis CPU): {parse_cpu / cpu:.3f}   (target >= 0.5)")
+    print(f"slowest file: {max(per.values()):.3f} CPU-s; files over 1 CPU-s: {figures['files_over_1s']}")
+    print(f"findings: {counts}  (all in {args.findings})")
+    print(f"{args.slowest} slowest files (analysis CPU-s, parse CPU-s, lines):")
+    for path in sorted(per, key=per.get, reverse=True)[:args.slowest]:
+        with open(path, "rb") as f:
+            n = f.read().count(b"\n") + 1
+        print(f"  {per[path]:7.3f} {parse_per[path]:7.3f} {n:6d}  {os.path.relpath(path, args.corpus)}")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    print(f"peak RSS of this process: {rss} MB")
+    figures["peak_rss_mb_inprocess"] = rss
+
+    if not args.no_cli:
+        opts = cli_options()
+        runs = [("jobs 1", ["--jobs", "1"]), (f"jobs {os.cpu_count()}", [])] if "--jobs" in opts else [("", [])]
+        print("gradguard check, per repository summed (child CPU-s, max peak RSS MB):")
+        for label, extra in runs:
+            for phase in (("cold", "warm") if "--no-cache" in opts else ("no cache",)):
+                total, peak = 0.0, 0
+                for repo in repos:
+                    flags = list(extra)
+                    if phase == "cold":
+                        subprocess.run(["rm", "-rf", os.path.join(repo, ".gradguard_cache")])
+                    c, r, _ = cli_run(flags + ["."], repo)
+                    total, peak = total + c, max(peak, r)
+                key = f"cli_{label}_{phase}".replace(" ", "_")
+                figures[key] = {"cpu_s": round(total, 2), "peak_rss_mb": peak}
+                print(f"  {label:8s} {phase:8s} {total:8.2f} CPU-s  ratio {parse_cpu / total:.3f}  peak RSS {peak} MB")
+        if "cli_jobs_1_cold" in figures and "cli_jobs_1_warm" in figures:
+            gain = figures["cli_jobs_1_cold"]["cpu_s"] / max(figures["cli_jobs_1_warm"]["cpu_s"], 1e-9)
+            figures["warm_gain"] = round(gain, 1)
+            print(f"  warm cache is {gain:.1f}x cheaper than cold (target >= 20x)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(figures, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
