@@ -14,7 +14,7 @@ import re
 from typing import Optional
 
 from .causes import build_finding, short
-from .engine import Engine
+from .engine import Cancelled, Engine  # noqa: F401 - Cancelled is part of this module's API
 from .reach import Reach, calls_backward
 from .findings import BackwardFact, Finding, GraphStep, Location, TensorFact
 from .resolve import ModuleInfo, Project
@@ -189,17 +189,19 @@ def project_root(path: str) -> str:
 
 
 def analyze_source(text: str, path: str = "<stdin>", root: Optional[str] = None, *,
-                   facts: bool = False, overlay: Optional[dict] = None) -> Analysis:
+                   facts: bool = False, overlay: Optional[dict] = None, cancel=None) -> Analysis:
     """Analyse Python source. Raises :class:`SourceError` when it cannot be parsed.
 
-    ``facts=True`` also records what hovers show (:meth:`Analysis.fact_at`); it costs time."""
+    ``facts=True`` also records what hovers show (:meth:`Analysis.fact_at`); it costs time.
+    ``cancel``: a callable looked at every thousand or so abstract statements; when it returns
+    True the analysis stops by raising :class:`Cancelled`."""
     with _collector_paused():
         tree = parse(text, path)
-        return _analyze(text, tree, path, root, None, facts, overlay)
+        return _analyze(text, tree, path, root, None, facts, overlay, cancel)
 
 
 def analyze_cells(cells: list, path: str, root: Optional[str] = None, *, numbers: Optional[list] = None,
-                  facts: bool = False) -> Analysis:
+                  facts: bool = False, cancel=None) -> Analysis:
     """Analyse a notebook's code cells in order, as one program.
 
     Findings carry the 1-based cell number (``numbers[i]`` or ``i + 1``) and cell-relative
@@ -216,7 +218,7 @@ def analyze_cells(cells: list, path: str, root: Optional[str] = None, *, numbers
     text = "\n".join(c.text for c in kept)
     with _collector_paused():
         tree = parse(text, path)
-        return _analyze(text, tree, path, root, kept, facts, None)
+        return _analyze(text, tree, path, root, kept, facts, None, cancel)
 
 
 def analyze_path(path: str, root: Optional[str] = None, *, facts: bool = False) -> Analysis:
@@ -241,20 +243,21 @@ def _collector_paused():
             gc.enable()
 
 
-def _analyze(text, tree, path, root, cells, facts, overlay) -> Analysis:
+def _analyze(text, tree, path, root, cells, facts, overlay, cancel=None) -> Analysis:
     try:
-        return _run(text, tree, path, root, cells, facts, overlay)
+        return _run(text, tree, path, root, cells, facts, overlay, cancel)
     except RecursionError:
         raise SourceError(f"{path}: nested too deeply to analyse") from None
 
 
-def _run(text, tree, path, root, cells, facts, overlay) -> Analysis:
+def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     path = os.path.abspath(path) if not path.startswith("<") else path
     project = Project(root or (project_root(path) if not path.startswith("<") else os.getcwd()), overlay)
     main = ModuleInfo(path, "__main__", text, tree)
     project.modules[path] = main
     engine = Engine(project)
     engine.collect_facts = facts
+    engine.cancel = cancel  # called now and then; True makes the analysis raise Cancelled
     reach = Reach(project, path, text, tree)
     if not facts and not reach.module(path):
         # no backward can run from here: nothing to report, and no hover was asked for
