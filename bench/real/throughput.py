@@ -61,13 +61,14 @@ def parse_pass(files: list[str]) -> tuple[float, int, dict]:
 
 
 def analysis_pass(repos: list[str], findings_out) -> tuple[float, dict, dict]:
-    from gradguard import resolve
+    from gradguard import reach, resolve
     from gradguard.analysis import analyze_path
     from gradguard.sources import SourceError
 
     total, per, counts = 0.0, {}, {"error": 0, "warning": 0, "info": 0, "unreadable": 0, "internal": 0}
     for repo in repos:
         resolve.clear_caches()  # each repository as one cold ``gradguard check`` run
+        reach.clear_outlines()
         for path in python_files(repo):
             t = time.process_time()
             try:

@@ -286,19 +286,21 @@ def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State], reach:
             funcs.append(value)
         elif type(value) is Class and value.module is main:
             funcs.extend(v for v in value.attrs.values() if type(v) is Func and v.module is main)
-    relevant = _reaching_free(funcs, reach.reaching_names(main.path))
+    relevant = _reaching_free(funcs, lambda: reach.reaching_names(main.path))
     for fn in funcs:
         if fn.node not in engine.called and fn in relevant:
                 st = State(None, dict(end.globals), dict(end.heap), {}, True)
                 engine.run_entry(main, fn, st)
 
 
-def _reaching_free(funcs: list, imported: set) -> set:
+def _reaching_free(funcs: list, imported) -> set:
     """The functions whose text calls a backward, or names one that does, or names an
-    imported object that may reach one."""
+    imported object that may reach one (``imported()``: those names, asked only if needed)."""
     texts = {fn: fn.module.source_of(fn.node) for fn in funcs}
     relevant = {fn for fn, text in texts.items() if calls_backward(text)}
-    names = set(imported)
+    if len(relevant) == len(texts):
+        return relevant
+    names = set(imported())
     changed = True
     while changed:
         changed = False

@@ -12,8 +12,10 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections import OrderedDict
 from typing import Optional
 
+from .resolve import file_stamp
 from .sources import SourceError, parse, read_python
 
 # A call that frees graph. ``def backward(ctx, grad)`` of a custom autograd Function is no call.
@@ -44,7 +46,7 @@ class Outline:
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.defined.add(node.name)
-        for node in ast.walk(tree):  # imports inside functions and try blocks count too
+        for node in _statements(tree.body):  # imports inside functions and try blocks count too
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     self.modules.append((alias.name, 0))
@@ -55,6 +57,21 @@ class Outline:
                         self.stars.append((base, node.level))
                     else:
                         self.imports[alias.asname or alias.name] = (base, node.level, alias.name)
+
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(body):
+    """Every statement, nested ones included, without walking into expressions."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in _BLOCKS:
+            inner = getattr(node, field, None)
+            if inner:
+                stack.extend(inner)
 
 
 class Reach:
@@ -70,13 +87,8 @@ class Reach:
 
     def outline(self, path: str) -> Optional[Outline]:
         if path not in self.outlines:
-            self.outlines[path] = None
             self.project.read.add(path)
-            try:
-                text = self.project.overlay.get(path) or read_python(path)
-                self.outlines[path] = Outline(path, text, parse(text, path))
-            except SourceError:
-                pass
+            self.outlines[path] = _outline(path, self.project.overlay.get(path))
         return self.outlines[path]
 
     def _find(self, dotted: str, level: int, importer: str) -> Optional[str]:
@@ -154,6 +166,38 @@ class Reach:
             if target is not None and self.module(target):
                 names.add(dotted.split(".")[0])
         return names
+
+
+# Outlines of unchanged files, kept across analyses (a directory check, an editor's keystrokes):
+# a few hundred bytes each, so many fit.
+_OUTLINES: "OrderedDict[str, tuple]" = OrderedDict()
+MAX_OUTLINES = 4096
+
+
+def _outline(path: str, unsaved: Optional[str]) -> Optional[Outline]:
+    if unsaved is not None:
+        try:
+            return Outline(path, unsaved, parse(unsaved, path))
+        except SourceError:
+            return None
+    stamp = file_stamp(path)
+    hit = _OUTLINES.get(path)
+    if hit is not None and hit[0] == stamp:
+        _OUTLINES.move_to_end(path)
+        return hit[1]
+    try:
+        text = read_python(path)
+        outline = Outline(path, text, parse(text, path))
+    except SourceError:
+        outline = None
+    _OUTLINES[path] = (stamp, outline)
+    while len(_OUTLINES) > MAX_OUTLINES:
+        _OUTLINES.popitem(last=False)
+    return outline
+
+
+def clear_outlines() -> None:
+    _OUTLINES.clear()
 
 
 class _Importer:

@@ -61,7 +61,7 @@ class Project:
         if len(self.modules) >= MAX_MODULES:
             return None  # a sprawling import graph: further modules stay unknown
         self.modules[path] = None  # an import cycle sees an empty module
-        stamp = _stamp(path) if path not in self.overlay else None
+        stamp = file_stamp(path) if path not in self.overlay else None
         cached = _LOADED.get(path)
         if stamp is not None and cached is not None and cached[0] == stamp:
             _LOADED.move_to_end(path)
@@ -165,7 +165,7 @@ def clear_caches() -> None:
     _FOUND.clear()
 
 
-def _stamp(path: str):
+def file_stamp(path: str):
     try:
         st = os.stat(path)
     except OSError:
