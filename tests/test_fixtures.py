@@ -79,8 +79,8 @@ CASES = discover(FIXTURES) + discover(DEMO)
 
 
 def pending() -> dict[str, str]:
-    """Topics the analyzer does not get right yet (``tests/fixtures/PENDING``: ``topic  # why``).
-    Their analyzer test is a strict xfail, so a fix that makes one pass fails until it is removed
+    """Topics the analyzer does not get right yet (``tests/fixtures/PENDING``: ``topic  # why``, or
+    ``topic_bug``/``topic_ok`` for one variant). Their analyzer test is a strict xfail, so a fix that makes one pass fails until it is removed
     from the list; torch (the oracle test) checks them like any other fixture."""
     out = {}
     listing = FIXTURES / "PENDING"
@@ -96,12 +96,17 @@ def _topic(case: Case) -> str:
     return case.path.name.removesuffix(".py").removesuffix("_bug").removesuffix("_ok")
 
 
+def _pending_key(case: Case, waiting: dict[str, str]):
+    names = (case.path.name.removesuffix(".py"), _topic(case))
+    return next((n for n in names if n in waiting), None) if case.id.startswith("fixtures/") else None
+
+
 def _analyzer_params():
     waiting = pending()
-    unknown = set(waiting) - {_topic(c) for c in CASES}
+    unknown = set(waiting) - {n for c in CASES for n in (_topic(c), c.path.name.removesuffix(".py"))}
     assert not unknown, f"tests/fixtures/PENDING names no fixture: {sorted(unknown)}"
-    return [pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=waiting[_topic(c)])]
-                         if c.id.startswith("fixtures/") and _topic(c) in waiting else [])
+    return [pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=waiting[key])]
+                         if (key := _pending_key(c, waiting)) else [])
             for c in CASES]
 
 
