@@ -10,7 +10,6 @@ import bisect
 import contextlib
 import gc
 import os
-import re
 from typing import Optional
 
 from .causes import build_finding, short
@@ -20,9 +19,9 @@ from .findings import BackwardFact, Finding, GraphStep, Location, TensorFact
 from .resolve import ModuleInfo, Project
 from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics
 from .state import State
+from .suppress import suppressed
 from .values import Class, Func, YES, MAYBE
 
-SUPPRESS = re.compile(r"#\s*gradguard:\s*ignore(?:\[([A-Za-z0-9_, ]+)\])?")
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 MAX_CHAIN = 8
 
@@ -269,7 +268,7 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     findings = []
     for reuse in engine.reuses.values():
         finding = build_finding(reuse, positions.locate, path, parents, engine.trained)
-        if not _suppressed(finding, positions):
+        if not suppressed(finding, positions):
             findings.append(finding)
     findings.sort(key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.location.column, f.code))
     return Analysis(path, findings, engine if facts else None, positions, main, project.dependencies(path))
@@ -311,15 +310,3 @@ def _reaching_free(funcs: list, imported) -> set:
                 changed = True
     return relevant
 
-
-def _suppressed(finding: Finding, positions: Positions) -> bool:
-    lines = positions._lines(finding.location.path)
-    line = positions.to_text_line(finding.location.line, finding.location.cell) \
-        if finding.location.path == positions.main.path else finding.location.line
-    if not 0 < line <= len(lines):
-        return False
-    match = SUPPRESS.search(lines[line - 1])
-    if match is None:
-        return False
-    codes = match.group(1)
-    return codes is None or finding.code in {c.strip() for c in codes.split(",")}
