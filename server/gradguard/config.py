@@ -3,12 +3,14 @@
 Both the CLI and the language server filter findings through :meth:`Config.apply`.  Editor
 settings win over the project's where they are set (non-empty), like Ruff's "editorFirst".
 Bad values never raise: they are reported in ``warnings`` (naming the setting) and the
-default is used instead.
+default is used instead; the CLI turns such warnings into an error (exit 2), the language
+server shows them.  ``select``/``ignore`` use the grammar of :mod:`gradguard.selection`.
 """
 from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import functools
 import os
 import sys
 from dataclasses import dataclass, field
@@ -21,11 +23,12 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from .findings import Finding
+from .selection import Layer, code_enabled, known_codes, split_selectors, unknown_message, unknown_selectors
 
-#: Severity levels a user may write, mapped to the Finding/LSP level.  "information" is the
-#: VS Code spelling (package.json), "info" the Finding one.
-SEVERITY_LEVELS = {"error": "error", "warning": "warning", "information": "info", "info": "info",
-                   "hint": "hint"}
+#: The severity names, the same in the config, the editor settings, JSON and the docs.
+SEVERITIES = ("error", "warning", "info", "hint")
+#: Accepted spellings: the names above, and "information" (LSP's and older VS Code settings').
+SEVERITY_LEVELS = {**{name: name for name in SEVERITIES}, "information": "info"}
 RUN_MODES = ("onType", "onSave")
 
 #: Editor setting defaults; must equal ``contributes.configuration`` in the root package.json
@@ -41,25 +44,30 @@ EDITOR_DEFAULTS: dict[str, Any] = {
 CLIENT_ONLY_SETTINGS = frozenset({"interpreter", "importStrategy", "trace", "path", "args"})
 
 
-def _code_matches(code: str, patterns: Iterable[str]) -> bool:
-    return any(code.startswith(p.upper()) for p in patterns)
-
-
 @dataclass(frozen=True)
 class Config:
     """Which findings to report and how loudly, for one project."""
 
     select: tuple[str, ...] = ()  # codes or prefixes; empty = all
-    ignore: tuple[str, ...] = ()  # codes or prefixes; wins over select
+    ignore: tuple[str, ...] = ()  # codes or prefixes
     severity: Mapping[str, str] = field(default_factory=dict)  # code -> Finding/LSP level
     exclude: tuple[str, ...] = ()  # globs relative to ``root``
     root: str | None = None  # directory of the pyproject.toml it came from
     warnings: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    #: later layers of selection (the command line), applied over this config's own
+    layers: tuple[Layer, ...] = ()
+    #: where it came from, for messages: "<path>: tool.gradguard"
+    source: str | None = None
+
+    @functools.cached_property
+    def _layers(self) -> tuple[Layer, ...]:
+        own = Layer(tuple(split_selectors(self.select)) or None, tuple(split_selectors(self.extend_select)),
+                    tuple(split_selectors(self.ignore)))
+        return (own, *self.layers)
 
     def enabled(self, code: str) -> bool:
-        if self.select and not _code_matches(code, self.select):
-            return False
-        return not _code_matches(code, self.ignore)
+        return code_enabled(code, self._layers)
 
     def apply(self, findings: Iterable[Finding]) -> list[Finding]:
         """Drop unselected/ignored findings and apply severity overrides."""
@@ -91,9 +99,14 @@ class Config:
         return dataclasses.replace(
             self,
             select=editor.select or self.select,
+            extend_select=() if editor.select else self.extend_select,
             ignore=editor.ignore or self.ignore,
             severity={**self.severity, **editor.severity},
         )
+
+    def with_layer(self, layer: Layer) -> "Config":
+        """This config with the command line's selection applied over it."""
+        return dataclasses.replace(self, layers=(*self.layers, layer))
 
 
 def _str_list(value: Any, name: str, warnings: list[str]) -> tuple[str, ...]:
@@ -105,6 +118,15 @@ def _str_list(value: Any, name: str, warnings: list[str]) -> tuple[str, ...]:
     return tuple(v.strip() for v in value if v.strip())
 
 
+def _selectors(value: Any, name: str, warnings: list[str]) -> tuple[str, ...]:
+    """Rule selectors (codes, prefixes, comma lists); unknown ones are reported and left out."""
+    selectors = split_selectors(_str_list(value, name, warnings))
+    unknown = unknown_selectors(selectors)
+    if unknown:
+        warnings.append(unknown_message(f"'{name}'", unknown))
+    return tuple(s for s in selectors if s not in unknown)
+
+
 def _severity_map(value: Any, name: str, warnings: list[str]) -> dict[str, str]:
     if value == []:  # clients that cannot tell an empty map from an empty list (Neovim's {})
         return {}
@@ -114,15 +136,16 @@ def _severity_map(value: Any, name: str, warnings: list[str]) -> dict[str, str]:
     result = {}
     for code, level in value.items():
         mapped = SEVERITY_LEVELS.get(str(level).lower())
-        if mapped is None:
-            warnings.append(f"'{name}.{code}': unknown level {level!r} "
-                            f"(use error, warning, information or hint)")
+        if str(code).upper() not in known_codes():
+            warnings.append(f"'{name}.{code}': unknown rule code (known codes: {', '.join(known_codes())})")
+        elif mapped is None:
+            warnings.append(f"'{name}.{code}': unknown level {level!r} (use {', '.join(SEVERITIES)})")
         else:
             result[str(code).upper()] = mapped
     return result
 
 
-_PROJECT_KEYS = ("select", "ignore", "severity", "exclude")
+_PROJECT_KEYS = ("select", "extend-select", "ignore", "severity", "exclude")
 
 
 def parse_project_table(table: Any, root: str | None = None, where: str = "tool.gradguard") -> Config:
@@ -134,12 +157,14 @@ def parse_project_table(table: Any, root: str | None = None, where: str = "tool.
         if key not in _PROJECT_KEYS:
             warnings.append(f"'{where}.{key}' is not a GradGuard setting")
     return Config(
-        select=_str_list(table.get("select", []), f"{where}.select", warnings),
-        ignore=_str_list(table.get("ignore", []), f"{where}.ignore", warnings),
+        select=_selectors(table.get("select", []), f"{where}.select", warnings),
+        extend_select=_selectors(table.get("extend-select", []), f"{where}.extend-select", warnings),
+        ignore=_selectors(table.get("ignore", []), f"{where}.ignore", warnings),
         severity=_severity_map(table.get("severity", {}), f"{where}.severity", warnings),
         exclude=_str_list(table.get("exclude", []), f"{where}.exclude", warnings),
         root=root,
         warnings=tuple(warnings),
+        source=where,
     )
 
 
@@ -230,7 +255,7 @@ def parse_editor_settings(raw: Any) -> tuple[EditorSettings, list[str]]:
             else:
                 warnings.append(f"'{name}' must be one of {', '.join(RUN_MODES)}, not {value!r}")
         elif key in ("select", "ignore"):
-            settings[key] = _str_list(value, name, warnings)
+            settings[key] = _selectors(value, name, warnings)
         elif key == "severity":
             settings["severity"] = _severity_map(value, name, warnings)
         else:
