@@ -6,16 +6,12 @@ Location into a URI (or None where no link is possible, e.g. notebook cells).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Callable, Optional, Sequence, Union
 
 from . import rules
 from .findings import BackwardFact, GraphStep, Location, TensorFact
 from .fixes import SUPPRESSION_RE
 
-#: Where rule pages live when the package is not run from a checkout of the repository.
-DOCS_BASE_URL = "https://github.com/gradguard/gradguard/blob/main/"
-_REPO_ROOT = Path(__file__).resolve().parents[2]
 MAX_ITEMS = 5  # longer chains are cut: a hover must stay short
 
 Linker = Callable[[Location], Optional[str]]  # a Location -> its URI, or None: no link
@@ -83,11 +79,8 @@ RULE_FIX = {
 
 
 def rule_doc_url(code: str) -> str:
-    """The rule's page: a file URI into this checkout when present, else the published page."""
-    rule = rules.RULES.get(code)
-    doc = rule.doc if rule else f"docs/rules/{code}.md"
-    local = _REPO_ROOT / doc
-    return local.as_uri() if local.is_file() else DOCS_BASE_URL + doc
+    """The rule's page, as installed with the package (the same link the CLI prints)."""
+    return rules.doc_url(code)
 
 
 class _Writer:
