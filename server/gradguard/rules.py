@@ -6,8 +6,12 @@ default and the one the CLI prints.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from .findings import Finding
+
+#: The rule pages ship inside the package, so every install can link to its own copy.
+DOCS_DIR = Path(__file__).resolve().parent / "docs" / "rules"
 
 
 @dataclass(frozen=True)
@@ -18,6 +22,11 @@ class Rule:
     summary: dict[str, str]  # locale -> one line
     message: dict[str, str]  # locale -> template over the finding's args
     doc: str  # path of the user documentation page, relative to the repository root
+
+    @property
+    def url(self) -> str:
+        """The absolute URL of the rule's page (the copy installed with this package)."""
+        return doc_url(self.code)
 
 
 RULES: dict[str, Rule] = {
@@ -39,7 +48,7 @@ RULES: dict[str, Rule] = {
                          "{what} 于{built_where_zh}由 {origin_zh} 计算得到；它的计算图已被"
                          "{freed_where_zh}的 {freed_call} 释放{when_zh}",
             },
-            doc="docs/rules/GG101.md",
+            doc="server/gradguard/docs/rules/GG101.md",
         ),
         Rule(
             code="GG102",
@@ -58,7 +67,7 @@ RULES: dict[str, Rule] = {
                          "（{built_where_zh}）的计算图；由于该图没有保存张量所以不会报错，但 {origin_zh} "
                          "的梯度会被累加两次",
             },
-            doc="docs/rules/GG102.md",
+            doc="server/gradguard/docs/rules/GG102.md",
         ),
     )
 }
@@ -76,6 +85,11 @@ RELATED: dict[str, dict[str, str]] = {
 }
 
 LOCALES = ("en", "zh-cn")
+
+
+def doc_url(code: str) -> str:
+    """A ``file://`` URL of the rule's page as installed (absolute, and readable offline)."""
+    return (DOCS_DIR / f"{code.upper()}.md").as_uri()
 
 
 def locale_of(client_locale: str | None) -> str:
