@@ -26,6 +26,23 @@ Sources = Mapping[Optional[int], str]
 
 #: The suppression comment the engine honours, on the first line of the finding's range.
 SUPPRESSION_RE = re.compile(r"#\s*gradguard:\s*ignore\[([^\]]*)\]")
+#: The line ends Python knows; ``str.splitlines`` also breaks on form feeds, U+2028 and others,
+#: which may sit in comments and strings without ending a line.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+#: Fix kinds that keep what the program computes and only stop it from raising; the others
+#: (detach, no_grad, recompute, cut a carried state) change which gradients flow, so the CLI
+#: applies them only with ``--unsafe-fixes`` (Ruff's safe / unsafe applicability).
+SAFE_KINDS = frozenset({"retain_graph", "sum_losses"})
+
+
+def is_safe(fix: Fix) -> bool:
+    return fix.kind in SAFE_KINDS
+
+
+def python_lines(text: str) -> list[str]:
+    """``text`` split after each ``\n``, ``\r\n`` or lone ``\r`` (line ends kept), as Python counts lines."""
+    return _LINE.findall(text)
 
 
 class FixError(Exception):
@@ -122,8 +139,9 @@ class _Source:
     def __init__(self, cell: Optional[int], text: str):
         self.cell = cell
         self.text = text
-        self.lines = text.splitlines(keepends=True)
-        self.newline = "\r\n" if "\r\n" in (self.lines[0] if self.lines else "") else "\n"
+        self.lines = python_lines(text)
+        first = self.lines[0] if self.lines else ""
+        self.newline = "\r\n" if first.endswith("\r\n") else "\r" if first.endswith("\r") else "\n"
         self._parsed = strip_magics(text)
         self._tree: Optional[ast.Module] = None
         self._regions: dict[tuple[int, int], _Region] = {}
@@ -145,7 +163,7 @@ class _Source:
             if start <= last and stmt.end_lineno >= first:
                 lo, hi = min(lo, start), max(hi, stmt.end_lineno)
         if (lo, hi) not in self._regions:
-            lines = self._parsed.splitlines(keepends=True)[lo - 1:hi]
+            lines = python_lines(self._parsed)[lo - 1:hi]
             self._regions[(lo, hi)] = _Region("".join(lines), lo)
         return self._regions[(lo, hi)]
 
