@@ -12,18 +12,18 @@ import gc
 import os
 from typing import Optional
 
-from .causes import build_finding, short
+from .causes import build_finding
 from .engine import Cancelled, Engine  # noqa: F401 - Cancelled is part of this module's API
+from .facts import Facts
 from .reach import Reach, calls_backward
-from .findings import BackwardFact, Finding, GraphStep, Location, TensorFact
+from .findings import Finding, Location
 from .resolve import ModuleInfo, Project
 from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics
 from .state import State
 from .suppress import suppressed
-from .values import Class, Func, YES, MAYBE
+from .values import Class, Func
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
-MAX_CHAIN = 8
 
 
 class Parents:
@@ -119,60 +119,15 @@ class Analysis:
         # the other files whose text this result depends on (the project modules it read)
         self.dependencies: tuple[str, ...] = dependencies
         self._engine, self._positions, self._main = engine, positions, main
-        self._index: Optional[dict] = None
+        self._facts: Optional[Facts] = None  # the hover index, built on first use
 
     def fact_at(self, line: int, column: int, cell: Optional[int] = None):
         """The hover fact for the innermost tensor name or backward call at a position."""
         if self._engine is None:
             return None
-        if self._index is None:
-            self._index = self._build_index()
-        best, best_size = None, None
-        for fact in self._index.get((cell, line), ()):
-            loc = fact.location
-            if (loc.line, loc.column) <= (line, column) and (line, column) < (loc.end_line, loc.end_column):
-                size = (loc.end_line - loc.line, loc.end_column - loc.column)
-                if best is None or size < best_size:
-                    best, best_size = fact, size
-        return best
-
-    def _build_index(self) -> dict:
-        index: dict = {}
-        pos, main = self._positions, self._main
-        reused: dict = {}
-        for reuse in self._engine.reuses.values():
-            reused.setdefault(id(reuse.info.call), []).append(pos.locate(reuse.node, reuse.module.path))
-        for node, module, value, freed in self._engine.tensor_facts.values():
-            if module is not main:
-                continue
-            loc = pos.locate(node, main.path)
-            grad = "yes" if value.grad == YES else "maybe" if value.grad == MAYBE else "no"
-            origins = tuple(sorted({f"{r.name} (line {r.node.lineno})" for r in value.roots}))
-            fact = TensorFact(loc, node.id, grad, value.leaf, origins, self._chain(value.segs),
-                              tuple(sorted({pos.locate(fi.call, fi.path) for fi in freed.values()},
-                                           key=lambda l: (l.path, l.line))))
-            index.setdefault((loc.cell, loc.line), []).append(fact)
-        for node, module, segs, retains in self._engine.backward_facts.values():
-            if module is not main:
-                continue
-            loc = pos.locate(node, main.path)
-            later = tuple(reused.get(id(node), ()))
-            fact = BackwardFact(loc, short(node), retains, self._chain(segs), later, bool(later) and not retains)
-            for line in range(loc.line, loc.end_line + 1):
-                index.setdefault((loc.cell, line), []).append(fact)
-        return index
-
-    def _chain(self, segs) -> tuple:
-        steps, seen = [], set()
-        for seg in sorted(segs, key=lambda s: s.order):
-            stmt = seg.stmt if seg.stmt is not None else seg.site
-            key = (seg.path, stmt.lineno)
-            if key in seen:
-                continue
-            seen.add(key)
-            text = ast.unparse(stmt).split("\n")[0]
-            steps.append(GraphStep(self._positions.locate(stmt, seg.path), text[:80], seg.saves))
-        return tuple(steps[-MAX_CHAIN:])
+        if self._facts is None:
+            self._facts = Facts(self._engine, self._positions, self._main)
+        return self._facts.at(line, column, cell)
 
 
 def project_root(path: str) -> str:
