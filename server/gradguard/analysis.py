@@ -150,8 +150,7 @@ def analyze_source(text: str, path: str = "<stdin>", root: Optional[str] = None,
     ``cancel``: a callable looked at every thousand or so abstract statements; when it returns
     True the analysis stops by raising :class:`Cancelled`."""
     with _collector_paused():
-        tree = parse(text, path)
-        return _analyze(text, tree, path, root, None, facts, overlay, cancel)
+        return _analyze(text, None, path, root, None, facts, overlay, cancel)
 
 
 def analyze_cells(cells: list, path: str, root: Optional[str] = None, *, numbers: Optional[list] = None,
@@ -207,15 +206,18 @@ def _analyze(text, tree, path, root, cells, facts, overlay, cancel=None) -> Anal
 def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     path = os.path.abspath(path) if not path.startswith("<") else path
     project = Project(root or (project_root(path) if not path.startswith("<") else os.getcwd()), overlay)
+    reach = Reach(project, path, text)
+    if not facts and not reach.module(path):
+        # no backward can run from here: nothing to report and no hover asked for, so the
+        # file is only scanned, not even parsed
+        return Analysis(path, [], None, None, None, project.dependencies(path))
+    if tree is None:
+        tree = parse(text, path)
     main = ModuleInfo(path, "__main__", text, tree)
     project.modules[path] = main
     engine = Engine(project)
     engine.collect_facts = facts
     engine.cancel = cancel  # called now and then; True makes the analysis raise Cancelled
-    reach = Reach(project, path, text, tree)
-    if not facts and not reach.module(path):
-        # no backward can run from here: nothing to report, and no hover was asked for
-        return Analysis(path, [], None, None, main, project.dependencies(path))
     end = engine.run_module(main, main.env)
     _run_uncalled(engine, main, end, reach)
     positions = Positions(project, main, cells)

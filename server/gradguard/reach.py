@@ -9,14 +9,13 @@ not pulled in by the package alone. The scan reads import statements, never the 
 """
 from __future__ import annotations
 
-import ast
 import os
 import re
 from collections import OrderedDict
 from typing import Optional
 
 from .resolve import file_stamp
-from .sources import SourceError, parse, read_python
+from .sources import SourceError, read_python
 
 # A call that frees graph. ``def backward(ctx, grad)`` of a custom autograd Function is no call.
 BACKWARD_SITE = re.compile(
@@ -30,57 +29,49 @@ def calls_backward(text: str) -> bool:
     return BACKWARD_SITE.search(text) is not None
 
 
+# The scan reads the text, not a syntax tree: parsing costs as much as the whole budget of a
+# file that cannot matter. Lines inside strings may look like imports or definitions; that only
+# makes the answer "may reach" more often, which costs time, never truth.
+_DEFINED = re.compile(r"^(?:async[ \t]+def|def|class)[ \t]+([A-Za-z_]\w*)"
+                      r"|^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+"
+                   r"(\([^)]*\)|[^\n#;]*(?:\\\n[^\n#;]*)*)", re.M)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]*(?:\\\n[^\n#;]*)*)", re.M)
+_ALIAS = re.compile(r"([\w.]+|\*)(?:\s+as\s+(\w+))?")
+
+
 class Outline:
     """What the scan needs of one module: whether its text calls a backward, the names it
-    defines, and where each imported name comes from."""
+    defines at the top level, and where each imported name comes from."""
 
     __slots__ = ("path", "frees", "defined", "imports", "modules", "stars")
 
-    def __init__(self, path: str, text: str, tree: ast.Module):
+    def __init__(self, path: str, text: str):
         self.path = path
         self.frees = calls_backward(text)
-        self.defined: set[str] = set()
+        self.defined: set[str] = {a or b for a, b in _DEFINED.findall(text)}
         self.imports: dict[str, tuple[str, int, Optional[str]]] = {}  # local name -> (module, level, name)
         self.modules: list[tuple[str, int]] = []  # ``import a.b``: used whole
         self.stars: list[tuple[str, int]] = []
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self.defined.add(node.name)
-        for node in _statements(tree.body):  # imports inside functions and try blocks count too
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    self.modules.append((alias.name, 0))
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                for alias in node.names:
-                    if alias.name == "*":
-                        self.stars.append((base, node.level))
-                    else:
-                        self.imports[alias.asname or alias.name] = (base, node.level, alias.name)
-
-
-_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
-def _statements(body):
-    """Every statement, nested ones included, without walking into expressions."""
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        for field in _BLOCKS:
-            inner = getattr(node, field, None)
-            if inner:
-                stack.extend(inner)
+        for dots, base, names in _FROM.findall(text):
+            for name, asname in _ALIAS.findall(names):
+                if name == "*":
+                    self.stars.append((base, len(dots)))
+                elif "." not in name:
+                    self.imports[asname or name] = (base, len(dots), name)
+        for names in _IMPORT.findall(text):
+            for name, _asname in _ALIAS.findall(names):
+                if name != "*":
+                    self.modules.append((name, 0))
 
 
 class Reach:
     """Answers "can this module, or this name of it, reach a backward?" for one project,
     remembering outlines and answers (an import cycle is answered "no" while in progress)."""
 
-    def __init__(self, project, main_path: str, main_text: str, main_tree: ast.Module):
+    def __init__(self, project, main_path: str, main_text: str):
         self.project = project
-        self.outlines: dict[str, Optional[Outline]] = {main_path: Outline(main_path, main_text, main_tree)}
+        self.outlines: dict[str, Optional[Outline]] = {main_path: Outline(main_path, main_text)}
         self.main = main_path
         self._names: dict[tuple[str, str], bool] = {}
         self._modules: dict[str, bool] = {}
@@ -176,18 +167,14 @@ MAX_OUTLINES = 4096
 
 def _outline(path: str, unsaved: Optional[str]) -> Optional[Outline]:
     if unsaved is not None:
-        try:
-            return Outline(path, unsaved, parse(unsaved, path))
-        except SourceError:
-            return None
+        return Outline(path, unsaved)
     stamp = file_stamp(path)
     hit = _OUTLINES.get(path)
     if hit is not None and hit[0] == stamp:
         _OUTLINES.move_to_end(path)
         return hit[1]
     try:
-        text = read_python(path)
-        outline = Outline(path, text, parse(text, path))
+        outline = Outline(path, read_python(path))
     except SourceError:
         outline = None
     _OUTLINES[path] = (stamp, outline)
