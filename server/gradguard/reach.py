@@ -18,15 +18,18 @@ from .resolve import file_stamp
 from .sources import SourceError, read_python
 
 # A call that frees graph. ``def backward(ctx, grad)`` of a custom autograd Function is no call.
-BACKWARD_SITE = re.compile(
-    r"\.\s*backward\s*\("                                    # loss.backward(), scaler.scale(l).backward()
-    r"|\bautograd\s*\.\s*(?:grad|backward)\s*\("             # torch.autograd.grad(...)
-    r"|\bfrom\s+torch\.autograd\s+import\b[^\n]*\b(?:grad|backward)\b"  # from torch.autograd import grad
-    r"|\bimport\s+torch\.autograd\s+as\b")                  # import torch.autograd as ag
+# Two patterns, each run only when its word occurs: one alternation over all would be tried at
+# every position of the text, fifty times slower.
+_BACKWARD_CALL = re.compile(r"\.\s*backward\s*\(")  # loss.backward(), scaler.scale(l).backward()
+_AUTOGRAD_CALL = re.compile(
+    r"autograd\s*\.\s*(?:grad|backward)\s*\("  # torch.autograd.grad(...)
+    r"|from[ \t]+torch\.autograd[ \t]+import[^\n]*\b(?:grad|backward)\b"  # from torch.autograd import grad
+    r"|torch\.autograd[ \t]+as\b")  # import torch.autograd as ag
 
 
 def calls_backward(text: str) -> bool:
-    return BACKWARD_SITE.search(text) is not None
+    return ("backward" in text and _BACKWARD_CALL.search(text) is not None) \
+        or ("autograd" in text and _AUTOGRAD_CALL.search(text) is not None)
 
 
 # The scan reads the text, not a syntax tree: parsing costs as much as the whole budget of a
