@@ -36,7 +36,7 @@ print(f"First call\n{inp.grad}")
 out.backward(torch.ones_like(out), retain_graph=True)
 print(f"\nSecond call\n{inp.grad}")
 inp.grad.zero_()
-out.backward(torch.ones_like(out), retain_graph=True)
+out.backward(torch.ones_like(out))  # the last call: nothing walks this graph again
 print(f"\nCall after zeroing gradients\n{inp.grad}")
 
 # 代码对比 (from the notes: backward twice on one graph)
