@@ -5,7 +5,8 @@ subprocess) and the library entry point ``gradguard.analyze_source``:
 
 * contract of the text / JSON / SARIF outputs and of the exit codes (0 no error-severity
   finding, 1 some, 2 usage or I/O error);
-* syntax errors, undecodable bytes, binary and over-size files, missing paths and broken
+* syntax errors (in a file that can reach a backward: the analysis does not parse the others),
+  undecodable bytes, binary and over-size files, missing paths and broken
   notebooks produce a message on stderr naming the file, never a traceback, and do not stop
   the run over the other files (their findings are still reported);
 * huge, empty, comment-only and deeply nested inputs are analysed or refused with a
@@ -47,8 +48,9 @@ CLEAN = (
     "    y.sum().backward()\n"
 )
 
-JSON_KEYS = {"path", "line", "column", "end_line", "end_column", "code", "severity", "message", "related"}
-RELATED_KEYS = {"path", "line", "column", "message"}
+JSON_KEYS = {"path", "cell", "line", "column", "end_line", "end_column", "code", "severity", "message", "fix",
+             "url", "related"}
+RELATED_KEYS = {"path", "cell", "line", "column", "message"}
 TIMEOUT = 300
 
 
@@ -175,7 +177,10 @@ def _check_json_finding(f: dict) -> None:
         assert type(f[key]) is int, (key, f[key])  # noqa: E721 - bool is not an int here
     assert f["line"] >= 1 and f["column"] >= 1, f  # 1-based
     assert (f["end_line"], f["end_column"]) >= (f["line"], f["column"]), f
-    assert f["severity"] in {"error", "warning", "info"}, f
+    assert f["severity"] in {"error", "warning", "info", "hint"}, f
+    assert f["cell"] is None or type(f["cell"]) is int, f  # noqa: E721
+    assert f["url"].startswith("file://") and f["url"].endswith(f"/{f['code']}.md"), f
+    assert f["fix"] is None or (f["fix"]["title"].strip() and f["fix"]["applicability"] in {"safe", "unsafe"}), f
     assert re.fullmatch(r"GG\d{3}", f["code"]), f
     assert f["message"].strip()
     assert isinstance(f["related"], list), f
@@ -250,7 +255,7 @@ def test_sarif_contract(buggy, tmp_path):
 
 # ----------------------------------------------------------------------------- bad files do not stop the run
 def test_syntax_error_reported_and_run_continues(buggy, tmp_path):
-    (tmp_path / "broken.py").write_text("import torch\n\ndef f(:\n    pass\n", encoding="utf-8")
+    (tmp_path / "broken.py").write_text("import torch\n\ndef f(:\n    loss.backward()\n", encoding="utf-8")
     proc = run_check("broken.py", buggy.name, cwd=tmp_path)
     assert_no_traceback(proc)
     assert "broken.py" in proc.stderr, proc.stderr
@@ -262,7 +267,7 @@ def test_syntax_error_reported_and_run_continues(buggy, tmp_path):
 
 
 def test_syntax_error_alone_is_not_success(tmp_path):
-    (tmp_path / "broken.py").write_text("x = (1,\n", encoding="utf-8")
+    (tmp_path / "broken.py").write_text("loss.backward()\nx = (1,\n", encoding="utf-8")
     proc = run_check("broken.py", cwd=tmp_path)
     assert_no_traceback(proc)
     assert "broken.py" in proc.stderr
@@ -302,7 +307,7 @@ def test_oversize_file_reported_and_run_continues(buggy, tmp_path):
 
 
 def test_bad_inputs_keep_json_stdout_valid(buggy, tmp_path):
-    (tmp_path / "broken.py").write_text("def f(:\n", encoding="utf-8")
+    (tmp_path / "broken.py").write_text("def f(:\n    loss.backward()\n", encoding="utf-8")
     (tmp_path / "blob.py").write_bytes(b"\x00\x01\x02" * 100)
     for fmt in ("json", "sarif"):
         proc = run_check("--format", fmt, "broken.py", "blob.py", buggy.name, cwd=tmp_path)
@@ -378,14 +383,14 @@ def test_broken_notebook_json_reported_and_run_continues(buggy, tmp_path):
 # ----------------------------------------------------------------------------- library
 def test_syntax_error_raises_source_error(gg):
     with pytest.raises(gg.SourceError) as info:
-        gg.analyze_source("import torch\n\ndef f(:\n    pass\n", "bad.py")
+        gg.analyze_source("import torch\n\ndef f(:\n    loss.backward()\n", "bad.py")
     assert isinstance(info.value.message, str) and info.value.message.strip()
     assert "bad.py" in info.value.message or "syntax" in info.value.message.lower()
 
 
 def test_null_bytes_raise_source_error_not_value_error(gg):
     with pytest.raises(gg.SourceError) as info:
-        gg.analyze_source("x = 1\n\x00\x01\x02 binary\n", "blob.bin")
+        gg.analyze_source("x.backward()\n\x00\x01\x02 binary\n", "blob.bin")
     assert info.value.message.strip()
 
 

@@ -1,95 +1,278 @@
-"""``gradguard check`` for CI and ``gradguard lsp`` for editors.
+"""``gradguard check`` for people and CI, ``gradguard lsp`` for editors.
 
-Exit codes of ``check``: 0 nothing of error severity, 1 some error-severity finding,
-2 usage errors or input that could not be read or parsed (reported on stderr, the run goes on).
+Exit codes of ``check``: 0 nothing of error severity (or ``--exit-zero``), 1 some error-severity
+finding (with ``--diff``: some fix to show), 2 a usage or configuration error, or an input that
+could not be read or parsed (reported on stderr; the other files are still analysed).
+
+stdout carries only the findings (text, JSON, SARIF, ``--statistics``, ``--diff``,
+``--show-files``); progress and the closing summary go to stderr.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Optional
 
 from . import __version__
-from .analysis import analyze_path
-from .config import load_project_config
-from .output import FORMATS
-from .sources import SourceError
+from .cache import Cache, file_hash, finding_from_data
+from .config import Config, load_project_config
+from .discovery import discover
+from .findings import Finding
+from .output import FORMATS, Report, display_path, statistics
+from .selection import Layer, SelectionError, parse_selectors
 
-SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".tox",
-             ".mypy_cache", ".pytest_cache", "build", "dist", ".ipynb_checkpoints"}
+PROGRESS_AFTER = 2.0  # seconds before a terminal run starts showing progress
+PROGRESS_EVERY = 0.2
 
 
-def collect(paths, config) -> tuple[list[str], list[str]]:
-    files, missing = [], []
-    for path in paths:
-        if os.path.isdir(path):
-            for dirpath, dirnames, filenames in os.walk(path):
-                dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")
-                                     and not config.excludes(os.path.join(dirpath, d)))
-                for name in sorted(filenames):
-                    full = os.path.join(dirpath, name)
-                    if name.endswith((".py", ".ipynb")) and not config.excludes(full):
-                        files.append(full)
-        elif os.path.isfile(path):
-            files.append(path)
+# --- analysing one file (also in worker processes) ------------------------------------------------
+
+def analyse_file(path: str) -> tuple:
+    """("ok", findings, dependencies) | ("error", message) | ("internal", message)."""
+    from .analysis import analyze_path
+    from .sources import SourceError
+
+    try:
+        analysis = analyze_path(path)
+    except SourceError as exc:
+        return ("error", exc.message)
+    except Exception as exc:  # a bug of ours must not cost the user the other files' results
+        return ("internal", f"{path}: internal error, please report it: {type(exc).__name__}: {exc}")
+    return ("ok", list(analysis.findings), tuple(analysis.dependencies))
+
+
+class _Progress:
+    """``[n/N]`` on stderr, only on a terminal and only once a run has lasted a while."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.enabled = total, enabled and sys.stderr.isatty()
+        self.start = self.last = time.monotonic()
+        self.shown = False
+
+    def update(self, done: int) -> None:
+        now = time.monotonic()
+        if self.enabled and now - self.start >= PROGRESS_AFTER and now - self.last >= PROGRESS_EVERY:
+            self.last, self.shown = now, True
+            sys.stderr.write(f"\rgradguard: {done}/{self.total} files analysed")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def analyse_all(files: list[str], jobs: int, cache: Optional[Cache], progress: _Progress) -> dict:
+    """path -> analyse_file's result, from the cache where it is still valid."""
+    results: dict[str, tuple] = {}
+    todo: list[tuple[str, Optional[str]]] = []
+    for path in files:
+        digest = file_hash(path) if cache is not None else None
+        entry = cache.lookup(path, digest) if digest is not None else None
+        if entry is None:
+            todo.append((path, digest))
+        elif "error" in entry:
+            results[path] = ("error", entry["error"])
         else:
-            missing.append(path)
-    return files, missing
+            results[path] = ("ok", [finding_from_data(d) for d in entry["findings"]], tuple(entry["deps"]))
+    done = len(results)
+    progress.update(done)
+
+    def record(path: str, digest: Optional[str], result: tuple) -> None:
+        nonlocal done
+        results[path] = result
+        done += 1
+        progress.update(done)
+        if cache is not None and digest is not None and result[0] != "internal":
+            if result[0] == "error":
+                cache.store(path, digest, error=result[1])
+            else:
+                cache.store(path, digest, findings=result[1], dependencies=result[2])
+
+    if jobs > 1 and len(todo) > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
+            futures = {pool.submit(analyse_file, path): (path, digest) for path, digest in todo}
+            for future in as_completed(futures):
+                path, digest = futures[future]
+                try:
+                    result = future.result()
+                except Exception as exc:  # a worker died (out of memory, a crash in C code)
+                    result = ("internal", f"{path}: the analysis process failed: {type(exc).__name__}: {exc}")
+                record(path, digest, result)
+    else:
+        for path, digest in todo:
+            record(path, digest, analyse_file(path))
+    return results
+
+
+# --- check -------------------------------------------------------------------------------------
+
+def _selection(args) -> Layer:
+    def joined(values, where):
+        return parse_selectors(values, where) if values else ()
+    select = joined(args.select, "--select")
+    return Layer(select=select or None, extend_select=joined(args.extend_select, "--extend-select"),
+                 ignore=joined(args.ignore, "--ignore"))
+
+
+def _summary(n_files: int, cached: int, seconds: float, findings: list[Finding], problems: int,
+             fixed: int, verb: str) -> str:
+    counts = {}
+    for f in findings:
+        counts[f.severity] = counts.get(f.severity, 0) + 1
+    found = ", ".join(f"{n} {sev}{'s' if n != 1 and sev in ('error', 'warning') else ''}"
+                      for sev, n in sorted(counts.items(), key=lambda kv: ("error", "warning", "info", "hint").index(kv[0])
+                                           if kv[0] in ("error", "warning", "info", "hint") else 9)) or "no findings"
+    files = f"{n_files} file{'s' if n_files != 1 else ''}"
+    parts = [f"gradguard: {files} analysed in {seconds:.2f} s" + (f" ({cached} from cache)" if cached else "")
+             + f": {found}"]
+    if fixed:
+        parts.append(f"{fixed} {verb}")
+    if problems:
+        parts.append(f"{problems} input{'s' if problems != 1 else ''} could not be analysed (see above)")
+    return "; ".join(parts) + "\n"
+
+
+def _fail(message: str) -> int:
+    print(f"gradguard: error: {message}", file=sys.stderr)
+    return 2
 
 
 def check(args) -> int:
-    config = load_project_config(os.path.abspath(args.paths[0] if args.paths else "."))
-    for warning in config.warnings:
-        print(f"gradguard: {warning}", file=sys.stderr)
-    files, missing = collect(args.paths or ["."], config)
-    status = 0
-    for path in missing:
-        print(f"gradguard: {path}: no such file or directory", file=sys.stderr)
-        status = 2
+    started = time.monotonic()
+    cpu_jobs = os.cpu_count() or 1
+    jobs = args.jobs if args.jobs and args.jobs > 0 else cpu_jobs
+    try:
+        layer = _selection(args)
+    except SelectionError as exc:
+        return _fail(exc.message)
+    paths = args.paths or ["."]
+    first = paths[0] if os.path.isdir(paths[0]) else os.path.dirname(os.path.abspath(paths[0]))
+    config = load_project_config(os.path.abspath(first))
+    if config.warnings:  # an invalid config must not silently change what is checked
+        for warning in config.warnings:
+            print(f"gradguard: error: {warning}", file=sys.stderr)
+        return 2
+    config = config.with_layer(layer)
+
+    found = discover(paths, config.excludes)
+    problems = list(found.problems)
+    for path, why in found.problems:
+        print(f"gradguard: {path}: {why}", file=sys.stderr)
+    if args.show_files:
+        sys.stdout.write("".join(f"{display_path(p)}\n" for p in sorted(found.files)))
+        return 2 if problems else 0
+
+    cache = None
+    if not args.no_cache:
+        cache = Cache(config.root or os.getcwd(), {"analysis": 1})
+    progress = _Progress(len(found.files), not args.quiet)
+    results = analyse_all(found.files, jobs, cache, progress)
+    progress.close()
+
+    fixed_count, diffs = 0, []
+    if args.fix or args.diff:
+        fixed_count, diffs = _apply_fixes(found.files, results, config, args, cache)
+
     findings, seen = [], set()
-    for path in files:
-        try:
-            analysis = analyze_path(path)
-        except SourceError as exc:
-            print(f"gradguard: {exc.message}", file=sys.stderr)
-            status = 2
+    for path in found.files:
+        result = results[path]
+        if result[0] != "ok":
+            print(f"gradguard: {result[1]}", file=sys.stderr)
+            problems.append((path, result[1]))
             continue
-        except Exception as exc:  # a bug of ours must not cost the user the other files' results
-            print(f"gradguard: {path}: internal error, please report it: {type(exc).__name__}: {exc}",
-                  file=sys.stderr)
-            status = 2
-            continue
-        for finding in config.apply(analysis.findings):
-            if (args.select and finding.code not in args.select) or (args.ignore and finding.code in args.ignore):
-                continue
+        for finding in config.apply(result[1]):
             loc = finding.location
             key = (loc.path, loc.cell, loc.line, loc.column, finding.code)
             if key not in seen:  # a module's finding is also seen from the files importing it
                 seen.add(key)
                 findings.append(finding)
-    findings.sort(key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.location.column))
-    sys.stdout.write(FORMATS[args.format](findings))
-    if status == 0 and any(f.severity == "error" for f in findings):
-        status = 1
-    return status
+    findings.sort(key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.location.column, f.code))
+    report = Report(findings, problems)
+    if args.diff:
+        sys.stdout.write("".join(diffs))
+    elif args.statistics:
+        sys.stdout.write(statistics(report))
+    else:
+        sys.stdout.write(FORMATS[args.format](report))
+    if not args.quiet:
+        cached = cache.hits if cache is not None else 0
+        verb = "would be fixed (--diff)" if args.diff else "fixed"
+        sys.stderr.write(_summary(len(found.files), cached, time.monotonic() - started, findings,
+                                  len(problems), fixed_count, verb))
+    if problems:
+        return 2
+    if args.exit_zero:
+        return 0
+    if args.diff:
+        return 1 if diffs else 0
+    return 1 if any(f.severity == "error" for f in findings) else 0
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="gradguard", description="Find PyTorch autograd graph-lifetime bugs before the code runs.")
+def _apply_fixes(files, results, config: Config, args, cache: Optional[Cache]) -> tuple[int, list[str]]:
+    from . import autofix
+
+    total, diffs = 0, []
+    for path in files:
+        result = results[path]
+        if result[0] != "ok" or not result[1]:
+            continue
+        try:
+            fixed = autofix.fix_file(path, args.unsafe_fixes, config.enabled)
+        except Exception as exc:  # noqa: BLE001 - one file's fix must not cost the others
+            print(f"gradguard: {path}: could not apply fixes: {type(exc).__name__}: {exc}", file=sys.stderr)
+            continue
+        if fixed is None:
+            continue
+        total += fixed.fixed
+        if args.diff:
+            diffs.append(autofix.diff(fixed, display_path(path).replace(os.sep, "/")))
+            continue
+        autofix.write(fixed)
+        results[path] = ("ok", fixed.findings, fixed.dependencies)
+        digest = file_hash(path)
+        if cache is not None and digest is not None:
+            cache.store(path, digest, findings=fixed.findings, dependencies=fixed.dependencies)
+    return total, diffs
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gradguard",
+                                     description="Find PyTorch autograd graph-lifetime bugs before the code runs.")
     parser.add_argument("--version", action="version", version=f"gradguard {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    p_check = sub.add_parser("check", help="analyse .py files, notebooks and directories")
-    p_check.add_argument("paths", nargs="*", help="files or directories (default: .)")
-    p_check.add_argument("--format", choices=sorted(FORMATS), default="text")
-    p_check.add_argument("--select", action="append", metavar="CODE", help="only report these rule codes")
-    p_check.add_argument("--ignore", action="append", metavar="CODE", help="do not report these rule codes")
+    p = sub.add_parser("check", help="analyse .py files, notebooks and directories",
+                       description="Analyse .py files, notebooks and directories. Selectors are rule codes or "
+                                   "prefixes (GG101, GG1, ALL), case-insensitive, comma-separated or repeated.")
+    p.add_argument("paths", nargs="*", help="files or directories (default: .)")
+    p.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
+    p.add_argument("--select", action="append", metavar="CODES", help="report only these rules (replaces the config's select)")
+    p.add_argument("--extend-select", action="append", metavar="CODES", help="report these rules as well")
+    p.add_argument("--ignore", action="append", metavar="CODES", help="do not report these rules")
+    p.add_argument("--fix", action="store_true", help="apply the preferred fix of each finding where it is safe")
+    p.add_argument("--unsafe-fixes", action="store_true",
+                   help="with --fix or --diff: also apply fixes that change which gradients flow (detach, no_grad, recompute)")
+    p.add_argument("--diff", action="store_true", help="show the fixes as a unified diff instead of writing them; exit 1 if there are any")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when error-severity findings are reported")
+    p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
+    p.add_argument("--show-files", action="store_true", help="list the files that would be analysed, and stop")
+    p.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: all cores)")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write .gradguard_cache/")
+    p.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no progress, no summary)")
     p_lsp = sub.add_parser("lsp", help="run the language server (stdio by default)")
     p_lsp.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
     p_lsp.add_argument("--host", default="127.0.0.1")
     p_lsp.add_argument("--port", type=int, default=2087)
+    return parser
+
+
+def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["lsp"]:
         from .lsp.server import start
 
         return start(argv[1:])
-    return check(parser.parse_args(argv))
+    return check(_parser().parse_args(argv))

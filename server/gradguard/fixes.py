@@ -20,6 +20,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .findings import Finding, Fix, Location
+from .fix_choice import preferred_fix
 from .sources import strip_magics
 
 Sources = Mapping[Optional[int], str]
@@ -29,15 +30,6 @@ SUPPRESSION_RE = re.compile(r"#\s*gradguard:\s*ignore\[([^\]]*)\]")
 #: The line ends Python knows; ``str.splitlines`` also breaks on form feeds, U+2028 and others,
 #: which may sit in comments and strings without ending a line.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-#: Fix kinds that keep what the program computes and only stop it from raising; the others
-#: (detach, no_grad, recompute, cut a carried state) change which gradients flow, so the CLI
-#: applies them only with ``--unsafe-fixes`` (Ruff's safe / unsafe applicability).
-SAFE_KINDS = frozenset({"retain_graph", "sum_losses"})
-
-
-def is_safe(fix: Fix) -> bool:
-    return fix.kind in SAFE_KINDS
 
 
 def python_lines(text: str) -> list[str]:
@@ -470,10 +462,6 @@ def suppression_edit(finding: Finding, sources: Sources) -> Edit:
                         f"  # gradguard: ignore[{finding.code}]")
     _check_parses(sources, [edit])
     return edit
-
-
-def preferred_fix(finding: Finding) -> Optional[Fix]:
-    return next((f for f in finding.fixes if f.preferred), finding.fixes[0] if finding.fixes else None)
 
 
 def _conflicts(a: Edit, b: Edit) -> bool:

@@ -1,0 +1,132 @@
+"""``.gradguard_cache/``: analysis results keyed by content, like Ruff's cache.
+
+An entry holds one file's raw findings (before ``select``/``ignore``/``severity``, which are
+applied afterwards and so need not invalidate it) or its read/parse error.  It is valid while
+
+- the file's bytes hash the same,
+- every project module the result depended on (``Analysis.dependencies``) hashes the same,
+- GradGuard's version and the analysis settings are the same (they name the cache's folder).
+
+A hit costs reading and hashing; nothing is parsed.  Entries are JSON written atomically, so a
+crashed or concurrent run leaves either the old entry or the new one.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from typing import Optional
+
+from . import __version__
+from .findings import Finding, Fix, Location, Related
+
+DIRNAME = ".gradguard_cache"
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def file_hash(path: str) -> Optional[str]:
+    try:
+        with open(path, "rb") as fh:
+            return content_hash(fh.read())
+    except OSError:
+        return None
+
+
+# --- findings as JSON ------------------------------------------------------------------------
+
+def _loc(loc: Location) -> list:
+    return [loc.path, loc.line, loc.column, loc.end_line, loc.end_column, loc.cell]
+
+
+def finding_to_data(f: Finding) -> dict:
+    return {
+        "code": f.code, "severity": f.severity, "message": f.message, "location": _loc(f.location),
+        "related": [[_loc(r.location), r.message, r.key, [list(a) for a in r.args]] for r in f.related],
+        "fixes": [[x.kind, x.title, [[k, _loc(v)] for k, v in x.targets], x.preferred, [list(t) for t in x.texts]]
+                  for x in f.fixes],
+        "args": [list(a) for a in f.args],
+    }
+
+
+def finding_from_data(d: dict) -> Finding:
+    return Finding(
+        d["code"], d["severity"], d["message"], Location(*d["location"]),
+        tuple(Related(Location(*loc), message, key, tuple(map(tuple, args)))
+              for loc, message, key, args in d["related"]),
+        tuple(Fix(kind, title, tuple((k, Location(*v)) for k, v in targets), preferred, tuple(map(tuple, texts)))
+              for kind, title, targets, preferred, texts in d["fixes"]),
+        tuple(map(tuple, d["args"])),
+    )
+
+
+# --- the cache ---------------------------------------------------------------------------------
+
+class Cache:
+    """Entries for the files of one project, under ``<root>/.gradguard_cache/<version>-<settings>/``."""
+
+    def __init__(self, root: str, settings: dict):
+        fingerprint = content_hash(json.dumps({"settings": settings, "python": sys.version_info[:2]},
+                                              sort_keys=True, default=str).encode())[:12]
+        self.top = os.path.join(root, DIRNAME)
+        self.directory = os.path.join(self.top, f"{__version__}-{fingerprint}")
+        self._hashes: dict[str, Optional[str]] = {}
+        self.hits = self.misses = 0
+
+    def hash_of(self, path: str) -> Optional[str]:
+        """The content hash of a dependency, once per run."""
+        key = os.path.abspath(path)
+        if key not in self._hashes:
+            self._hashes[key] = file_hash(key)
+        return self._hashes[key]
+
+    def _entry_path(self, path: str) -> str:
+        name = content_hash(os.path.abspath(path).encode("utf-8", "surrogateescape"))
+        return os.path.join(self.directory, name[:2], name + ".json")
+
+    def lookup(self, path: str, digest: str) -> Optional[dict]:
+        """The stored result (``{"findings": [...], "dependencies": [...]}`` or ``{"error": msg}``)
+        for ``path`` whose bytes hash to ``digest``, if still valid."""
+        try:
+            with open(self._entry_path(path), encoding="utf-8") as fh:
+                entry = json.load(fh)
+        except (OSError, ValueError):
+            self.misses += 1
+            return None
+        if entry.get("content") != digest or any(self.hash_of(dep) != h for dep, h in entry.get("deps", {}).items()):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return entry
+
+    def store(self, path: str, digest: str, *, findings=None, dependencies=(), error: Optional[str] = None) -> None:
+        entry: dict = {"content": digest}
+        if error is not None:
+            entry["error"] = error
+        else:
+            deps = {dep: self.hash_of(dep) for dep in dependencies}
+            if any(h is None for h in deps.values()):
+                return  # a dependency vanished meanwhile: nothing trustworthy to store
+            entry["deps"] = deps
+            entry["findings"] = [finding_to_data(f) for f in findings]
+        target = self._entry_path(path)
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            self._mark_ignored()
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(entry, fh, ensure_ascii=False, separators=(",", ":"))
+            os.replace(tmp, target)
+        except OSError:
+            pass  # a read-only checkout still gets its results, just not cached
+
+    def _mark_ignored(self) -> None:
+        """A ``.gitignore`` of ``*`` inside the cache, as Ruff does, so it is never committed."""
+        marker = os.path.join(self.top, ".gitignore")
+        if not os.path.exists(marker):
+            with open(marker, "w", encoding="utf-8") as fh:
+                fh.write("# Automatically created by gradguard.\n*\n")
