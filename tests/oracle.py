@@ -59,9 +59,10 @@ without repeats; a line executed many times counts once.
     (this iteration's loss), e.g. ``total += loss`` or ``avg = 0.9 * avg + 0.1 * loss`` — and no
     backward/autograd.grad call ever ran a graph node such an operation created.  So the total's
     graph only grew, linking every iteration's graph, and nobody walked it (a total that is
-    backwarded, as in accumulating micro-batch losses, is not reported).  A line's visits are
-    counted with a line tracer on the fixture's own code; operations inside libraries count for
-    the fixture line that called them.
+    backwarded, as in accumulating micro-batch losses, is not reported).  A line is visited again
+    when control comes back to it, as a loop does (a line tracer on the fixture's own code; a
+    statement spread over several lines is one visit); operations inside libraries count for the
+    fixture line that called them.
 ``unused_retains`` (GG203)
     backward/autograd.grad calls with ``retain_graph=True`` (and ``create_graph=False``: a
     create_graph call keeps its graph for the double backward) none of whose executions kept a
@@ -179,7 +180,7 @@ class _Observer:
         self.warned: set[tuple[str, int]] = set()
         self.last_warned: tuple[str, int] | None = None
         # GG202
-        self.visits: dict[int, int] = {}  # frame id -> number of its latest line event
+        self.visits: dict[int, dict] = {}  # frame id -> {line: (visit number, offset last reached)}
         self.lines_seen = 0
         self.made: dict[int, tuple] = {}  # tensor id -> (weakref, (code, line), visit, carried)
         self.totals: dict[tuple[str, int], list] = {}  # site -> graph nodes its accumulations made
@@ -330,13 +331,22 @@ class _Observer:
 
     def trace(self, frame, event, arg):
         if event == "call" and self.fixture is not None and self.fixture.owns_code(frame.f_code):
+            self.visits[id(frame)] = {}
             return self._trace_lines
         return None
 
     def _trace_lines(self, frame, event, arg):
+        # A line is visited anew when control comes back to it at or before the offset where it
+        # was last reached (a loop); reaching it again further on is the same statement going on
+        # (a call spread over several lines).
         if event == "line":
-            self.lines_seen += 1
-            self.visits[id(frame)] = self.lines_seen
+            lines = self.visits.setdefault(id(frame), {})
+            last = lines.get(frame.f_lineno)
+            if last is None or frame.f_lasti <= last[1]:
+                self.lines_seen += 1
+                lines[frame.f_lineno] = (self.lines_seen, frame.f_lasti)
+            else:
+                lines[frame.f_lineno] = (last[0], frame.f_lasti)
         return self._trace_lines
 
     def operated(self, args, kwargs, out) -> None:
@@ -351,7 +361,8 @@ class _Observer:
         frame = self.fixture.frame()
         if frame is None:
             return
-        key, visit = (frame.f_code, frame.f_lineno), self.visits.get(id(frame), 0)
+        key = (frame.f_code, frame.f_lineno)
+        visit = self.visits.get(id(frame), {}).get(frame.f_lineno, (0, 0))[0]
         carried = fresh = False
         for t in _tensors(args, kwargs, Tensor):
             if t.grad_fn is None:
