@@ -1,48 +1,57 @@
 #!/usr/bin/env bash
-# Builds the GradGuard VS Code extension: dist/gradguard-<version>-linux-x64.vsix (`npm run package`).
+# Builds the GradGuard VS Code extension, one platform-specific .vsix per target (`npm run package`):
+#   dist/gradguard-<version>-<target>.vsix  for linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
 #
-# The .vsix carries everything the server needs except Python itself:
+# Usage: bash scripts/package_vsix.sh [TARGET ...]      (default: all five; or GRADGUARD_VSIX_TARGETS)
+#
+# Each .vsix carries everything the server needs except Python itself:
 #   out/extension.js        the client, bundled by esbuild (vscode-languageclient inside)
 #   bundled/tool/gradguard  a copy of server/gradguard
 #   bundled/libs            the server's pure-Python dependencies (pygls, lsprotocol, cattrs, attrs,
-#                           jedi, parso, ...) from pyproject.toml, resolved for CPython 3.10 so the
-#                           back-ports (tomli, exceptiongroup) are there for 3.10 too
-#   bundled/libs-cp3XX      libcst (compiled) for each supported CPython minor, linux x86-64;
-#                           the client puts the one matching the interpreter first on PYTHONPATH
-# Hence a platform-specific package (vsce --target linux-x64). See docs/editors.md.
+#                           jedi, parso, pathspec, ...) from pyproject.toml, resolved for CPython 3.10
+#                           so the back-ports (tomli, exceptiongroup) are there for 3.10 too; the same
+#                           files for every target
+#   bundled/libs-cp3XX      libcst (compiled) and its dependencies for each supported CPython minor,
+#                           built for the target's platform; the client puts the one matching the
+#                           interpreter first on PYTHONPATH
+# The platform wheels are fetched with `pip download --platform` (as Ruff and Microsoft's Python-tool
+# extensions ship per-platform builds) into build/vsix-wheels/, which later runs reuse: only a new
+# version of a dependency is downloaded again.
 # --allow-package-all-secrets: vsce's secret scan takes ~5 min over the ~7000 bundled library files.
-# Needs: node_modules (npm ci), python3 >= 3.11 with pip, the PyPI registry (or a warm pip cache).
+# Needs: node_modules (npm ci), python3 >= 3.11 with pip, the PyPI registry (or build/vsix-wheels/ filled).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-TARGET=${GRADGUARD_VSIX_TARGET:-linux-x64}
+ALL_TARGETS="linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64"
+if [ $# -gt 0 ]; then TARGETS="$*"; else TARGETS=${GRADGUARD_VSIX_TARGETS:-$ALL_TARGETS}; fi
 PY_MINORS=${GRADGUARD_PY_MINORS:-"10 11 12 13"}
 PYTHON=${PYTHON:-python3}
-STAGE=$ROOT/build/vsix
+BUILD=$ROOT/build
+WHEELS=$BUILD/vsix-wheels
 OUT_DIR=$ROOT/dist
 log() { printf '[package] %s\n' "$*" >&2; }
 
-case "$TARGET" in
-  linux-x64) PLATFORMS=(--platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64) ;;
-  linux-arm64) PLATFORMS=(--platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64) ;;
-  *) echo "unsupported target $TARGET" >&2; exit 2 ;;
-esac
+# The pip platform tags of a VS Code target. pip also accepts wheels of older compatible tags
+# (manylinux2014 for manylinux_2_28, macOS 10.x for 11.0, ...).
+platforms() {
+  case "$1" in
+    linux-x64) echo "--platform manylinux_2_28_x86_64" ;;
+    linux-arm64) echo "--platform manylinux_2_28_aarch64" ;;
+    darwin-x64) echo "--platform macosx_11_0_x86_64" ;;
+    darwin-arm64) echo "--platform macosx_11_0_arm64" ;;
+    win32-x64) echo "--platform win_amd64" ;;
+    *) echo "unsupported target $1 (supported: $ALL_TARGETS)" >&2; return 2 ;;
+  esac
+}
+for target in $TARGETS; do platforms "$target" >/dev/null; done
 
 cd "$ROOT"
-rm -rf "$STAGE" && mkdir -p "$STAGE/bundled" "$OUT_DIR"
+mkdir -p "$OUT_DIR" "$WHEELS"
 
 log "client: tsc --noEmit, esbuild"
 npx --no-install tsc --noEmit -p .
-node esbuild.js --production --outdir "$STAGE/out"
-
-log "manifest"
-node -e '
-  const m = require("./package.json");
-  for (const k of ["scripts", "devDependencies", "dependencies"]) delete m[k];
-  require("fs").writeFileSync(process.argv[1], JSON.stringify(m, null, 2) + "\n");
-' "$STAGE/package.json"
-cp client/README.md "$STAGE/README.md"
-cp .vscodeignore "$STAGE/.vscodeignore"
+CLIENT=$BUILD/vsix-client
+rm -rf "$CLIENT" && node esbuild.js --production --outdir "$CLIENT/out"
 
 # Dependencies as pyproject.toml declares them, split into pure-Python ones and libcst.
 mapfile -t DEPS < <("$PYTHON" - <<'PY'
@@ -59,30 +68,64 @@ done
 # pip evaluates dependency markers for the Python running it, not --python-version: name the
 # back-ports that cattrs needs on 3.10 (they are unused on newer Pythons).
 PURE+=(exceptiongroup typing_extensions)
-PIP=("$PYTHON" -m pip install --quiet --disable-pip-version-check --no-compile --only-binary :all: --implementation cp "${PLATFORMS[@]}")
+export PIP_ROOT_USER_ACTION=ignore
+PIP=("$PYTHON" -m pip --disable-pip-version-check)
 
-log "bundled/libs: ${PURE[*]} (resolved for CPython 3.10)"
-"${PIP[@]}" --python-version 3.10 --target "$STAGE/bundled/libs" "${PURE[@]}"
-for v in $PY_MINORS; do
-  log "bundled/libs-cp3$v: ${COMPILED[*]}"
-  "${PIP[@]}" --python-version "3.$v" --target "$STAGE/bundled/libs-cp3$v" "${COMPILED[@]}"
-done
+# pip download: fetch (or find already fetched) the wheels for one platform and CPython minor.
+fetch() {  # fetch DEST PYVERSION PLATFORM-ARGS... -- REQUIREMENTS...
+  local dest=$1 version=$2; shift 2
+  local args=(); while [ "$1" != "--" ]; do args+=("$1"); shift; done; shift
+  mkdir -p "$dest"
+  "${PIP[@]}" download --quiet --only-binary :all: --implementation cp --python-version "$version" \
+    "${args[@]}" --dest "$dest" "$@"
+}
+install_from() {  # install_from WHEEL-DIR TARGET-DIR PYVERSION PLATFORM-ARGS... -- REQUIREMENTS...
+  local wheels=$1 into=$2 version=$3; shift 3
+  local args=(); while [ "$1" != "--" ]; do args+=("$1"); shift; done; shift
+  "${PIP[@]}" install --quiet --no-index --find-links "$wheels" --no-compile --only-binary :all: \
+    --implementation cp --python-version "$version" "${args[@]}" --target "$into" "$@"
+}
+
+log "bundled/libs: ${PURE[*]} (resolved for CPython 3.10, shared by every target)"
+PURE_DIR=$BUILD/vsix-pure
+rm -rf "$PURE_DIR"
+fetch "$WHEELS/pure" 3.10 $(platforms linux-x64) -- "${PURE[@]}"
+install_from "$WHEELS/pure" "$PURE_DIR" 3.10 $(platforms linux-x64) -- "${PURE[@]}"
 # Pure-Python files must not hide behind compiled ones: keep in libs only what is pure.
-if find "$STAGE/bundled/libs" -name '*.so' | grep -q .; then
-  echo "bundled/libs has compiled files:" >&2; find "$STAGE/bundled/libs" -name '*.so' >&2; exit 1
+if find "$PURE_DIR" -name '*.so' -o -name '*.pyd' | grep -q .; then
+  echo "bundled/libs has compiled files:" >&2; find "$PURE_DIR" -name '*.so' -o -name '*.pyd' >&2; exit 1
 fi
-find "$STAGE/bundled" -name '__pycache__' -type d -prune -exec rm -rf {} +
-rm -rf "$STAGE"/bundled/*/bin
-
-log "bundled/tool: server/gradguard"
-mkdir -p "$STAGE/bundled/tool"
-cp -r server/gradguard "$STAGE/bundled/tool/gradguard"
-find "$STAGE/bundled/tool" -name '__pycache__' -type d -prune -exec rm -rf {} +
 
 version=$(node -p 'require("./package.json").version')
-vsix=$OUT_DIR/gradguard-$version-$TARGET.vsix
-log "vsce package --target $TARGET"
-(cd "$STAGE" && "$ROOT/node_modules/.bin/vsce" package --no-dependencies --target "$TARGET" \
-    --skip-license --allow-missing-repository --allow-package-all-secrets --out "$vsix" >/dev/null)
-log "built $vsix ($(du -h "$vsix" | cut -f1))"
-echo "$vsix"
+for target in $TARGETS; do
+  STAGE=$BUILD/vsix-$target
+  rm -rf "$STAGE" && mkdir -p "$STAGE/bundled"
+  cp -r "$CLIENT/out" "$STAGE/out"
+  node -e '
+    const m = require("./package.json");
+    for (const k of ["scripts", "devDependencies", "dependencies"]) delete m[k];
+    require("fs").writeFileSync(process.argv[1], JSON.stringify(m, null, 2) + "\n");
+  ' "$STAGE/package.json"
+  cp client/README.md "$STAGE/README.md"
+  cp LICENSE "$STAGE/LICENSE"
+  cp .vscodeignore "$STAGE/.vscodeignore"
+  cp -r "$PURE_DIR" "$STAGE/bundled/libs"
+  for v in $PY_MINORS; do
+    log "$target: bundled/libs-cp3$v: ${COMPILED[*]}"
+    fetch "$WHEELS/$target/cp3$v" "3.$v" $(platforms "$target") -- "${COMPILED[@]}"
+    install_from "$WHEELS/$target/cp3$v" "$STAGE/bundled/libs-cp3$v" "3.$v" $(platforms "$target") -- "${COMPILED[@]}"
+  done
+  find "$STAGE/bundled" -name '__pycache__' -type d -prune -exec rm -rf {} +
+  rm -rf "$STAGE"/bundled/*/bin
+
+  mkdir -p "$STAGE/bundled/tool"
+  cp -r server/gradguard "$STAGE/bundled/tool/gradguard"
+  find "$STAGE/bundled/tool" -name '__pycache__' -type d -prune -exec rm -rf {} +
+
+  vsix=$OUT_DIR/gradguard-$version-$target.vsix
+  log "$target: vsce package"
+  (cd "$STAGE" && "$ROOT/node_modules/.bin/vsce" package --no-dependencies --target "$target" \
+      --allow-missing-repository --allow-package-all-secrets --out "$vsix" >/dev/null)
+  log "built $vsix ($(du -h "$vsix" | cut -f1))"
+  echo "$vsix"
+done
