@@ -23,7 +23,7 @@ from . import torch_api as api
 from .state import Ager, FreeInfo, State, join_states
 from .values import (MAYBE, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Obj, Optim, Root, Seg, Super, Tensor,
-                     LibRef, Tup, Val, join, tensors_in)
+                     LibRef, Tup, Unknown, Val, join, tensors_in)
 
 MAX_LOOP_PASSES = 6
 MAX_CALL_DEPTH = 12
@@ -31,8 +31,8 @@ CONTEXT_DEPTH = 2
 # Budgets, in abstract statements executed. Past its budget a call is abandoned and its result
 # is unknown (as if it were an unresolved library call); past the file's budget the rest of the
 # file is. Unknown never yields an error-severity finding, so a budget costs recall, not truth.
-FILE_BUDGET = 60_000
-CALL_BUDGET = 6_000
+FILE_BUDGET = 20_000
+CALL_BUDGET = 1_500
 CANCEL_EVERY = 1023  # statements between two looks at the cancel callback (a power of two less one)
 
 
@@ -907,8 +907,15 @@ class Engine:
     def invoke(self, fn: Func, args: list, kwargs: dict, st: State, node, bound=False,
                unknown_rest=False, generator=False) -> Val:
         self.called.add(fn.node)
-        if len(self.frames) > MAX_CALL_DEPTH or any(f.func is fn for f in self.frames):
+        if len(self.frames) > MAX_CALL_DEPTH or fn.node in _EXPENSIVE or any(f.func is fn for f in self.frames):
             return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
+        key = _memo_key(fn, args, kwargs, st.grad) if not (generator or unknown_rest) else None
+        if key is not None:
+            hit = _PLAIN_CALLS.get(key)
+            if hit is not None:
+                return hit
+            before = (dict(st.heap), dict(st.freed), dict(st.wfreed), len(self.segs), len(self.reuses),
+                      len(self.trained))
         ctx = ((node,) + self.frame.ctx)[:CONTEXT_DEPTH]
         shared = fn.module is self.frame.module
         grad = st.grad if fn.grad_mode is None else fn.grad_mode
@@ -917,13 +924,16 @@ class Engine:
         frame = Frame(fn, fn.module, ctx, (self.stmt, self.frame.module.path))
         saved_frame, saved_stmt, saved_limit = self.frame, self.stmt, self.limit
         # a call may spend at most half of what its caller has left: the caller always finishes
-        self.limit = min(self.limit, self.executed + CALL_BUDGET, (self.executed + self.limit) // 2)
+        own = self.executed + CALL_BUDGET
+        self.limit = min(self.limit, own, (self.executed + self.limit) // 2)
         depth, reports = (len(self.frames), len(self.created)), dict(self.reuses)
         self.frame = frame
         self.frames.append(frame)
         try:
             out = self.block(fn.node.body, callee)
         except OverBudget:
+            if self.limit == own:  # over its own budget: as costly next time, so not tried again
+                _remember_expensive(fn.node)
             self.abandon(depth, reports, fn.node, fn.module)
             self.frames.pop()
             self.frame, self.stmt, self.limit = saved_frame, saved_stmt, saved_limit
@@ -943,7 +953,11 @@ class Engine:
         value = None
         for v, _ in results:
             value = v if value is None else join(value, v)
-        return value if value is not None else NONE
+        value = value if value is not None else NONE
+        if key is not None and _plain(value) and before == (end.heap, end.freed, end.wfreed, len(self.segs),
+                                                             len(self.reuses), len(self.trained)):
+            _remember(key, value)
+        return value
 
     def instantiate(self, cls: Class, args, kwargs, node, st) -> Val:
         obj = Obj((node, self.frame.ctx), cls)
@@ -1424,6 +1438,52 @@ class Engine:
             value = join(prior[2], value)
             freed = {s: fi for s, fi in freed.items() if s in prior[3]}  # freed on every visit
         self.tensor_facts[id(node)] = (node, self.frame.module, value, freed)
+
+
+# Calls of plain helpers (``is_available()``, ``str_to_bool(x)``, version checks), remembered:
+# a call with plain arguments that touched no graph, heap or freed state and returned a plain
+# value does the same next time. Library code is full of them, called from every branch.
+_PLAIN = (Const, Unknown, LibRef, Builtin, Func, Class, ModRef, After)
+_PLAIN_CALLS: dict = {}
+MAX_PLAIN_CALLS = 50_000
+
+
+def _plain(v: Val) -> bool:
+    t = type(v)
+    return t in _PLAIN or (t is Tup and all(_plain(x) for x in v.items))
+
+
+def _memo_key(fn, args, kwargs, grad):
+    if not all(_plain(a) for a in args) or not all(_plain(v) for v in kwargs.values()):
+        return None
+    return fn.node, fn.module.path, tuple(args), tuple(sorted(kwargs.items(), key=_first)), grad
+
+
+def _first(item):
+    return item[0]
+
+
+def _remember(key, value) -> None:
+    if len(_PLAIN_CALLS) >= MAX_PLAIN_CALLS:
+        _PLAIN_CALLS.clear()
+    _PLAIN_CALLS[key] = value
+
+
+# Functions abandoned over their own budget (kept with their module's syntax tree, which the
+# module cache keeps while the file is unchanged): not tried again.
+_EXPENSIVE: dict = {}
+MAX_EXPENSIVE = 10_000
+
+
+def _remember_expensive(node) -> None:
+    if len(_EXPENSIVE) >= MAX_EXPENSIVE:
+        _EXPENSIVE.clear()
+    _EXPENSIVE[node] = True
+
+
+def forget_calls() -> None:
+    _PLAIN_CALLS.clear()
+    _EXPENSIVE.clear()
 
 
 # One handler per node type, looked up by type (pyflakes-style dispatch without string building).

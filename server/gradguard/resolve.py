@@ -160,6 +160,9 @@ _LOADED: "OrderedDict[str, tuple]" = OrderedDict()
 
 def clear_caches() -> None:
     """Forget loaded modules and file probes (benchmarks start each project cold)."""
+    from .engine import forget_calls
+
+    forget_calls()
     _LOADED.clear()
     _PROBES.clear()
     _FOUND.clear()
