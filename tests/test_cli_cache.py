@@ -1,0 +1,124 @@
+"""``.gradguard_cache/``: a hit costs reading and hashing, never parsing; content, imported
+project modules, GradGuard's version and the settings invalidate; ``--no-cache``; ``--jobs``."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from cliutil import BUGGY, CLEAN, findings, run_check
+from gradguard import cli
+from gradguard.cache import DIRNAME, Cache
+
+IMPORTER = "import torch\nfrom helper import make\nx = make()\ny = x * 2\ny.sum().backward()\ny.sum().backward()\n"
+HELPER_GRAD = "import torch\ndef make():\n    return torch.ones(2, requires_grad=True)\n"
+HELPER_NOGRAD = "import torch\ndef make():\n    return torch.ones(2)\n"
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.gradguard]\n", encoding="utf-8")
+    (tmp_path / "bug.py").write_text(BUGGY, encoding="utf-8")
+    (tmp_path / "ok.py").write_text(CLEAN, encoding="utf-8")
+    (tmp_path / "main.py").write_text(IMPORTER, encoding="utf-8")
+    (tmp_path / "helper.py").write_text(HELPER_GRAD, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.fixture
+def analysed(monkeypatch):
+    """The files the CLI really analysed (in this process: --jobs 1)."""
+    calls = []
+    real = cli.analyse_file
+
+    def spy(path):
+        calls.append(os.path.basename(path))
+        return real(path)
+
+    monkeypatch.setattr(cli, "analyse_file", spy)
+    return calls
+
+
+def check(project, *args) -> int:
+    cwd = os.getcwd()
+    os.chdir(project)
+    try:
+        return cli.main(["check", "-j", "1", "-q", *args, "."])
+    finally:
+        os.chdir(cwd)
+
+
+def test_unchanged_tree_is_not_analysed_again(project, analysed, capsys):
+    assert check(project) == 1
+    first = capsys.readouterr().out
+    assert sorted(analysed) == ["bug.py", "helper.py", "main.py", "ok.py"]
+    assert (project / DIRNAME / ".gitignore").read_text().strip().endswith("*")
+    analysed.clear()
+    assert check(project) == 1
+    assert analysed == []  # every result came from the cache
+    assert capsys.readouterr().out == first  # the same findings, fixes and links
+
+
+def test_content_and_dependencies_invalidate(project, analysed, capsys):
+    check(project)
+    capsys.readouterr()
+    analysed.clear()
+    (project / "ok.py").write_text(CLEAN + "# changed\n", encoding="utf-8")
+    (project / "helper.py").write_text(HELPER_NOGRAD, encoding="utf-8")  # main.py imports it
+    check(project)
+    assert sorted(analysed) == ["helper.py", "main.py", "ok.py"]
+    out = capsys.readouterr().out
+    assert [n for n, _, _ in findings(out)] == ["bug.py"]  # main.py's bug went with the helper's grad
+
+
+def test_version_and_settings_name_the_cache(project):
+    a = Cache(str(project), {"analysis": 1})
+    assert os.path.basename(a.directory).startswith(cli.__version__ + "-")
+    assert Cache(str(project), {"analysis": 2}).directory != a.directory
+    assert Cache(str(project), {"analysis": 1}).directory == a.directory
+
+
+def test_selection_changes_need_no_new_analysis(project, analysed, capsys):
+    check(project)
+    capsys.readouterr()
+    analysed.clear()
+    check(project, "--select", "GG102")
+    assert analysed == [] and findings(capsys.readouterr().out) == []
+
+
+def test_no_cache_reads_and_writes_nothing(project, analysed):
+    check(project, "--no-cache")
+    assert not (project / DIRNAME).exists()
+    check(project)
+    analysed.clear()
+    check(project, "--no-cache")
+    assert len(analysed) == 4
+
+
+def test_corrupt_entries_are_misses(project, analysed):
+    check(project)
+    for root, _, files in os.walk(project / DIRNAME):
+        for name in files:
+            if name.endswith(".json"):
+                with open(os.path.join(root, name), "w") as fh:
+                    fh.write("{not json")
+    analysed.clear()
+    assert check(project) == 1
+    assert len(analysed) == 4
+
+
+def test_fix_refreshes_the_cache(project, analysed):
+    check(project, "--fix")
+    analysed.clear()
+    assert check(project) == 0  # bug.py and main.py were fixed (retain_graph=True), and cached so
+    assert analysed == []
+    assert "retain_graph=True" in (project / "bug.py").read_text()
+
+
+def test_jobs_give_the_same_results(project):
+    one = run_check("--no-cache", "-j", "1", "--format", "json", ".", cwd=project)
+    two = run_check("--no-cache", "-j", "2", "--format", "json", ".", cwd=project)
+    assert one.returncode == two.returncode == 1
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+    assert {f["path"] for f in json.loads(two.stdout)} == {"bug.py", "main.py"}
