@@ -73,10 +73,20 @@ def test_content_and_dependencies_invalidate(project, analysed, capsys):
 
 
 def test_version_and_settings_name_the_cache(project):
-    a = Cache(str(project), {"analysis": 1})
+    top = str(project / DIRNAME)
+    a = Cache(top, {"analysis": 1})
     assert os.path.basename(a.directory).startswith(cli.__version__ + "-")
-    assert Cache(str(project), {"analysis": 2}).directory != a.directory
-    assert Cache(str(project), {"analysis": 1}).directory == a.directory
+    assert Cache(top, {"analysis": 2}).directory != a.directory
+    assert Cache(top, {"analysis": 1}).directory == a.directory
+
+
+def test_cache_dir_option(project, analysed, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("ci-cache")
+    check(project, "--cache-dir", str(elsewhere))
+    assert not (project / DIRNAME).exists() and (elsewhere / ".gitignore").exists()
+    analysed.clear()
+    check(project, "--cache-dir", str(elsewhere))
+    assert analysed == []
 
 
 def test_selection_changes_need_no_new_analysis(project, analysed, capsys):

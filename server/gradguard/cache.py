@@ -67,12 +67,13 @@ def finding_from_data(d: dict) -> Finding:
 # --- the cache ---------------------------------------------------------------------------------
 
 class Cache:
-    """Entries for the files of one project, under ``<root>/.gradguard_cache/<version>-<settings>/``."""
+    """Entries for the files of one project, under ``<top>/<version>-<settings>/``
+    (``top`` is usually ``<project root>/.gradguard_cache``)."""
 
-    def __init__(self, root: str, settings: dict):
+    def __init__(self, top: str, settings: dict):
         fingerprint = content_hash(json.dumps({"settings": settings, "python": sys.version_info[:2]},
                                               sort_keys=True, default=str).encode())[:12]
-        self.top = os.path.join(root, DIRNAME)
+        self.top = top
         self.directory = os.path.join(self.top, f"{__version__}-{fingerprint}")
         self._hashes: dict[str, Optional[str]] = {}
         self.hits = self.misses = 0

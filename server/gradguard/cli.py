@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Optional
 
 from . import __version__
-from .cache import Cache, file_hash, finding_from_data
+from .cache import DIRNAME, Cache, file_hash, finding_from_data
 from .config import Config, load_project_config
 from .discovery import discover
 from .findings import Finding
@@ -168,7 +168,7 @@ def check(args) -> int:
 
     cache = None
     if not args.no_cache:
-        cache = Cache(config.root or os.getcwd(), {"analysis": 1})
+        cache = Cache(args.cache_dir or os.path.join(config.root or os.getcwd(), DIRNAME), {"analysis": 1})
     progress = _Progress(len(found.files), not args.quiet)
     results = analyse_all(found.files, jobs, cache, progress)
     progress.close()
@@ -260,7 +260,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     p.add_argument("--show-files", action="store_true", help="list the files that would be analysed, and stop")
     p.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: all cores)")
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write .gradguard_cache/")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="where the cache lives (default: .gradguard_cache/ beside the pyproject.toml, else in the current folder)")
     p.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no progress, no summary)")
     p_lsp = sub.add_parser("lsp", help="run the language server (stdio by default)")
     p_lsp.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
