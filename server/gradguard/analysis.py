@@ -9,6 +9,7 @@ import ast
 import bisect
 import contextlib
 import gc
+import logging
 import os
 from typing import Optional
 
@@ -24,6 +25,7 @@ from .suppress import suppressed
 from .values import Class, Func
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+log = logging.getLogger("gradguard")
 
 
 class Parents:
@@ -113,11 +115,13 @@ class Positions:
 
 class Analysis:
     def __init__(self, path: str, findings: list, engine: Optional[Engine], positions: Optional[Positions],
-                 main: Optional[ModuleInfo], dependencies: tuple = ()):
+                 main: Optional[ModuleInfo], dependencies: tuple = (), truncated: tuple = ()):
         self.path = path
         self.findings: list[Finding] = findings
         # the other files whose text this result depends on (the project modules it read)
         self.dependencies: tuple[str, ...] = dependencies
+        # (path, line) of the code left unanalysed over budget: findings there are not reported
+        self.truncated: tuple[tuple[str, int], ...] = truncated
         self._engine, self._positions, self._main = engine, positions, main
         self._facts: Optional[Facts] = None  # the hover index, built on first use
 
@@ -228,7 +232,12 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
         if not suppressed(finding, positions):
             findings.append(finding)
     findings.sort(key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.location.column, f.code))
-    return Analysis(path, findings, engine if facts else None, positions, main, project.dependencies(path))
+    truncated = tuple(sorted({(p, node.lineno) for node, p in engine.truncated}))
+    if truncated:
+        log.info("%s: over the analysis budget, left unanalysed: %s", path,
+                 ", ".join(f"{os.path.basename(p)}:{line}" for p, line in truncated[:10]))
+    return Analysis(path, findings, engine if facts else None, positions, main, project.dependencies(path),
+                    truncated)
 
 
 def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State], reach: Reach) -> None:

@@ -1,0 +1,136 @@
+"""The cheap scan (reach.py) that decides which files are interpreted, and the budgets that
+bound what is: small projects in a temporary folder, the printed decision checked."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gradguard import engine as engine_module
+from gradguard.analysis import analyze_path, analyze_source
+from gradguard.reach import Outline, Reach, calls_backward
+from gradguard.resolve import Project
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("loss.backward()", True),
+    ("scaler.scale(loss).backward(retain_graph=True)", True),
+    ("g, = torch.autograd.grad(y, x)", True),
+    ("from torch import autograd\nautograd.backward([l1, l2])", True),
+    ("from torch.autograd import Variable, grad as G", True),
+    ("import torch.autograd as ag", True),
+    ("class F(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, g):\n        return g", False),
+    ("from torch.autograd import Function", False),
+    ("self.manual_backward(loss)", False),  # Lightning's: its own text calls loss.backward()
+    ("x = 1  # nothing here", False),
+])
+def test_backward_call_sites(text, expected):
+    assert calls_backward(text) is expected
+
+
+def test_outline_reads_imports_and_definitions_from_text():
+    out = Outline("m.py", textwrap.dedent("""\
+        from .layers import (Mlp,
+            Attention as Attn)
+        from .. import helpers
+        from pkg.sub import *
+        import os, numpy as np
+        def build(): pass
+        class Net: pass
+        REGISTRY = {}
+        def train():
+            from .loops import fit
+    """))
+    assert out.imports == {"Mlp": ("layers", 1, "Mlp"), "Attn": ("layers", 1, "Attention"),
+                           "helpers": ("", 2, "helpers"), "fit": ("loops", 1, "fit")}
+    assert out.stars == [("pkg.sub", 0)]
+    assert out.modules == [("os", 0), ("numpy", 0)]
+    assert {"build", "Net", "REGISTRY"} <= out.defined
+
+
+def _project(tmp_path, files: dict) -> str:
+    (tmp_path / "pyproject.toml").write_text("")
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return str(tmp_path)
+
+
+def _reaches(root: str, name: str) -> bool:
+    path = f"{root}/{name}"
+    return Reach(Project(root), path, open(path).read()).module(path)
+
+
+def test_names_are_followed_through_a_package_hub(tmp_path):
+    """A package's __init__ re-exports a layer and a trainer: importing the layer does not
+    make a model file reach the trainer's backward; importing the trainer does."""
+    root = _project(tmp_path, {
+        "zoo/__init__.py": "from .layers import Mlp\nfrom .trainer import fit\n",
+        "zoo/layers.py": "import torch\nclass Mlp(torch.nn.Module):\n    pass\n",
+        "zoo/trainer.py": "def fit(model, loss):\n    loss.backward()\n",
+        "model.py": "from zoo import Mlp\nnet = Mlp()\n",
+        "train.py": "from zoo import fit, Mlp\nfit(Mlp(), None)\n",
+        "whole.py": "import zoo.trainer\n",
+    })
+    assert not _reaches(root, "model.py")
+    assert _reaches(root, "train.py")
+    assert _reaches(root, "whole.py")
+
+
+def test_reach_is_transitive_through_the_defining_module(tmp_path):
+    root = _project(tmp_path, {
+        "steps.py": "def step(loss):\n    loss.backward()\n",
+        "loop.py": "from steps import step\ndef run(loss):\n    step(loss)\n",
+        "main.py": "from loop import run\nrun(None)\n",
+        "other.py": "from loop import missing_name\n",
+    })
+    assert _reaches(root, "main.py")
+    # a name loop.py does not define: whatever loop.py uses may be behind it
+    assert _reaches(root, "other.py")
+
+
+def test_a_file_that_cannot_reach_a_backward_is_not_even_parsed(tmp_path):
+    """No finding is possible, so the file is scanned, not parsed: its syntax error is not
+    GradGuard's to report, and the analysis costs next to nothing."""
+    root = _project(tmp_path, {"broken.py": "import torch\ndef f(:\n    pass\n"})
+    assert analyze_path(f"{root}/broken.py").findings == []
+
+
+def _chain_program(steps: int) -> str:
+    """A helper long enough to blow the per-call budget, that returns a stale graph."""
+    body = "\n".join(f"    if flag == {i}:\n        n = n + {i}" for i in range(steps))
+    return textwrap.dedent("""\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        def helper(flag, n, t):
+        {body}
+            return t
+        y = (w * 2).sum()
+        for i in range(3):
+            out = helper(i, 0, y)
+            out.backward()
+    """).replace("{body}", body)
+
+
+def _severities(result) -> list:
+    return [(f.code, f.severity) for f in result.findings]
+
+
+def test_a_call_over_its_budget_is_unknown_and_never_an_error(monkeypatch):
+    """Within budget the stale ``y`` is followed through ``helper`` and torch's error is
+    predicted; over budget the call's result is unknown: what passes through it may still be
+    stale, but that is no longer a promise that torch raises."""
+    assert _severities(analyze_source(_chain_program(10), "<budget>")) == [("GG101", "error")]
+    monkeypatch.setattr(engine_module, "CALL_BUDGET", 50)
+    engine_module.forget_calls()
+    big = analyze_source(_chain_program(40), "<budget>")
+    assert ("GG101", "error") not in _severities(big)
+    assert big.truncated, "the log must say what was left unanalysed"
+
+
+def test_the_file_budget_bounds_the_whole_analysis(monkeypatch):
+    """Past the file's budget the statement running is abandoned with its reports."""
+    monkeypatch.setattr(engine_module, "FILE_BUDGET", 12)
+    result = analyze_source(_chain_program(30), "<budget>")
+    assert result.findings == [] and result.truncated
