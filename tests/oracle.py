@@ -45,13 +45,15 @@ without repeats; a line executed many times counts once.
     accesses of ``.grad`` on a tensor that is not a leaf: torch's UserWarning "The .grad attribute
     of a Tensor that is not a leaf Tensor is being accessed" (the value read is ``None``).
 ``stale_grads`` (GG201)
-    backward calls that accumulated into a leaf's ``.grad`` that was non-zero although the leaf had
-    been updated (its value changed) since that gradient was accumulated, and whose result was then
-    applied: by an optimizer step over the leaf while its ``.grad`` was still non-zero, or, for a
-    leaf that no stepping optimizer holds (updated by hand), as soon as the stale accumulation
-    happens.  Accumulating several backwards before one step (gradient accumulation) is not stale:
-    the leaf did not change in between.  ``zero_grad()`` (to ``None`` or to zeros) or
-    ``p.grad = None`` before the backward clears it.
+    backward calls that accumulated into a leaf's ``.grad`` while it still held a gradient
+    accumulated before the leaf's latest update (the leaf's value changed since), when that stale
+    sum was then applied: an optimizer step over the leaf ran before its ``.grad`` was cleared
+    (``None`` or zeros), or, for a leaf that no stepping optimizer holds (updated by hand), at
+    once.  Accumulating several backwards before one step (gradient accumulation) is not stale:
+    the leaf does not change in between.  ``zero_grad()`` or ``p.grad = None`` after the step
+    clears it; so does a fresh backward onto a cleared ``.grad`` (a GAN generator's backward
+    through the discriminator leaves stale sums there that ``opt_D.zero_grad()`` clears before
+    any discriminator step: not reported).
 ``growing_totals`` (GG202)
     lines where a running total kept a graph across iterations: an operation on the line combined
     a graph-carrying value that the same line produced on an earlier visit (the total, or
@@ -210,7 +212,7 @@ class _Observer:
         with self.quiet():
             self._watch(t_outputs)
             leaves = self._leaves(t_outputs, inputs) if kwargs.get("accumulate_grad") else []
-            stale = {id(leaf) for leaf in leaves if self._is_stale(leaf)}
+            before = {id(leaf): self._grad_state(leaf) for leaf in leaves}
         self.running.append(set())
         try:
             result = self.original(t_outputs, grad_outputs, retain_graph, create_graph, inputs,
@@ -228,7 +230,7 @@ class _Observer:
         if not retain_graph:
             self.freed |= ran
         with self.quiet():
-            self._accumulated(leaves, stale, site)
+            self._accumulated(leaves, before, site)
         return result
 
     def _watch(self, roots) -> None:
@@ -287,23 +289,28 @@ class _Observer:
                 stack.extend(n for n, _ in node.next_functions if n is not None)
         return list({id(t): t for t in found}.values())
 
-    def _is_stale(self, leaf) -> bool:
-        """.grad holds a gradient although the leaf was updated since it was accumulated."""
-        before = self.snapshots.get(id(leaf))
+    def _grad_state(self, leaf) -> str:
+        """Before an accumulation: "clear" (.grad None or zero), "stale" (it holds a gradient
+        although the leaf was updated since that was accumulated) or "adding" (accumulating on
+        purpose: the leaf has not changed)."""
         grad = leaf.grad
-        return (before is not None and grad is not None and bool(grad.ne(0).any())
-                and not self.torch.equal(leaf.detach(), before))
+        if grad is None or not bool(grad.ne(0).any()):
+            return "clear"
+        before = self.snapshots.get(id(leaf))
+        if before is not None and not self.torch.equal(leaf.detach(), before):
+            return "stale"
+        return "adding"
 
-    def _accumulated(self, leaves, stale: set[int], site) -> None:
+    def _accumulated(self, leaves, before: dict[int, str], site) -> None:
         for leaf in leaves:
             if leaf.grad is None:
                 continue
             key = id(leaf)
             self.leaves[key] = leaf
             self.snapshots[key] = leaf.detach().clone()
-            if key in stale and site is not None:
+            if before[key] == "stale" and site is not None:
                 self.pending[key] = site
-            else:
+            elif before[key] == "clear":
                 self.pending.pop(key, None)
 
     def _stepping(self, optimizer, args, kwargs) -> None:
