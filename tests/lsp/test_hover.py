@@ -74,12 +74,21 @@ async def test_rule_code_in_a_suppression_comment(client: LanguageClient):
     assert await hover(client, uri, 0, 0) is None  # a docstring: nothing to say
 
 
-async def test_no_hover_while_the_text_does_not_parse(client: LanguageClient):
+async def test_hover_while_the_text_does_not_parse_answers_from_the_last_analysis(client: LanguageClient):
+    """Lines the edit left alone keep their facts, at their new place; the edited lines have none."""
     path = DATA / "two_losses.py"
+    text = path.read_text()
     uri = open_text(client, path)
     await wait_diagnostics(client, uri, bool)
-    change_text(client, uri, 2, path.read_text().replace("print(w.grad)", "print(w.grad"))
-    assert await hover(client, uri, 9, 2) is None
+    broken = text.replace("x = torch.randn(3)\n", "x = torch.randn(3\n# unfinished\n")
+    change_text(client, uri, 2, broken)
+    lines = broken.splitlines()
+    moved = lines.index("loss1.backward()")  # one line further down than when analysed
+    after = await hover(client, uri, moved, 10)
+    assert after is not None and after.contents.value.startswith("**`loss1.backward()`**")
+    assert after.range.start.line == moved and after.range.start.character == 0
+    assert await hover(client, uri, lines.index("x = torch.randn(3"), 0) is None
+    assert (await hover(client, uri, lines.index("w = torch.randn(3, requires_grad=True)"), 0)) is not None
 
 
 async def test_hover_on_a_document_whose_analysis_was_dropped(client: LanguageClient, tmp_path):

@@ -84,17 +84,67 @@ def finding_data(snap: Snapshot, finding: Finding) -> dict[str, Any]:
     }
 
 
+def _location(data: Any) -> Location:
+    """A Location back from data, checked field by field (data may come from anywhere)."""
+    if not isinstance(data, Mapping):
+        raise ValueError("a location must be an object")
+    loc = Location(**data)
+    numbers = (loc.line, loc.column, loc.end_line, loc.end_column)
+    if not isinstance(loc.path, str) or not all(type(n) is int and n >= 0 for n in numbers) \
+            or not (loc.cell is None or (type(loc.cell) is int and loc.cell > 0)):
+        raise ValueError(f"not a location: {data!r}"[:200])
+    return loc
+
+
+def _fix(data: Any):
+    if not isinstance(data, Mapping) or not isinstance(data.get("kind"), str) \
+            or not isinstance(data.get("title"), str) or not isinstance(data.get("targets"), (list, tuple)):
+        raise ValueError("a fix needs a kind, a title and targets")
+    for target in data["targets"]:
+        if not (isinstance(target, (list, tuple)) and len(target) == 2 and isinstance(target[0], str)):
+            raise ValueError("a fix target is a [name, location] pair")
+        _location(target[1])
+    texts = data.get("texts", ())
+    if not isinstance(texts, (list, tuple)) or not all(
+            isinstance(t, (list, tuple)) and len(t) == 2 and all(isinstance(x, str) for x in t) for t in texts):
+        raise ValueError("fix texts are [name, text] pairs")
+    return fix_from_data(data)
+
+
 def finding_from_data(data: Any) -> Optional[tuple[Optional[int], Finding]]:
     """(version, finding) back from diagnostic data; None when it is not ours."""
-    if not isinstance(data, Mapping) or "code" not in data or "location" not in data:
+    if not isinstance(data, Mapping) or not isinstance(data.get("code"), str) or "location" not in data:
         return None
     try:
         finding = Finding(code=data["code"], severity="error", message="",
-                          location=Location(**data["location"]),
-                          fixes=tuple(fix_from_data(f) for f in data.get("fixes", ())))
+                          location=_location(data["location"]),
+                          fixes=tuple(_fix(f) for f in data.get("fixes", ())))
     except (TypeError, KeyError, ValueError):
         return None
     return data.get("version"), finding
+
+
+def action_data(data: Any) -> tuple[str, dict]:
+    """A code action's ``data`` as this server made it: (document URI, data); ValueError
+    saying what is wrong otherwise."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("uri"), str):
+        raise ValueError("no data with a document URI")
+    version = data.get("version")
+    if version is not None and type(version) is not int:
+        raise ValueError("the version is not an integer")
+    if data.get("fixAll") is True:
+        return data["uri"], dict(data)
+    if "fix" in data:
+        try:
+            _fix(data["fix"])
+        except (TypeError, KeyError) as exc:
+            raise ValueError(f"malformed fix: {exc}") from None
+        return data["uri"], dict(data)
+    if "suppress" in data:
+        if finding_from_data(data["suppress"]) is None:
+            raise ValueError("malformed suppression")
+        return data["uri"], dict(data)
+    raise ValueError("neither a fix, a suppression nor fix-all")
 
 
 def diagnostic(finding: Finding, pos: Positions, locale: str, related: bool) -> lsp.Diagnostic:

@@ -1,38 +1,56 @@
 """The GradGuard language server: pygls glue around the engine and the fixes/hover/config modules.
 
-Analyses run in one worker thread on frozen snapshots (documents.py).  Each document or
-notebook has at most one pending lint; a newer edit cancels it, and work already queued for an
-older version returns at once (``_latest``), so stale results are never published.
+Analyses run in one worker thread (worker.py) on frozen snapshots (documents.py), the most
+recently edited document first. A newer version of a document stops the analysis of the older
+one mid-run (the engine's ``cancel`` hook) and drops it if it has not started, so stale results
+are never computed to the end, let alone published. Hovers and quick-fix lists answer from the
+last finished result (hovers through the lines an edit left unchanged) and never wait for a
+running analysis; hover indexes are built on their own thread, off the event loop.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import gc
+import sys
+import threading
 import traceback
+import weakref
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Optional
 
 from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__, rules
-from ..analysis import Analysis, analyze_cells, analyze_source
+from ..analysis import Analysis, Cancelled, analyze_cells, analyze_source
 from ..config import Config, EditorSettings, load_project_config, parse_editor_settings
 from ..findings import Finding, Location
 from ..fixes import FixError, fix_all_edits, fix_edits, fix_from_data, fix_to_data, suppression_edit
 from ..hover import fact_hover, rule_hover, suppressed_code_at
 from ..sources import SourceError
 from . import documents
-from .convert import Positions, diagnostic, diagnostics, finding_data, finding_from_data, workspace_edit
+from .convert import (Positions, action_data, diagnostic, diagnostics, finding_data, finding_from_data,
+                      workspace_edit)
 from .documents import Snapshot
+from .linemap import LineMap
+from .protocol import Protocol, read_messages
+from .worker import Worker
 
 DEBOUNCE_SECONDS = 0.15
 IDLE_SECONDS = 0.3  # after this long without edits, hover facts are prepared in the background
 ANALYSES_KEPT = 3  # documents whose full analysis (for hovers) stays in memory; others keep findings
+HOVER_WAIT_SECONDS = 1.0  # a hover on a document with no analysis at all waits this long for one
+# The analysis thread hands the GIL to the event loop after at most this long (CPython's
+# default is 5 ms, paid several times per hover: reading, handling, writing).
+SWITCH_INTERVAL = 0.001
 FIX_ALL_KIND = "source.fixAll.gradguard"
 SUPPRESS_TITLE = {"en": "Suppress {code} on this line", "zh-cn": "在此行忽略 {code}"}
 FIX_ALL_TITLE = {"en": "GradGuard: fix all", "zh-cn": "GradGuard：全部修复"}
@@ -46,6 +64,7 @@ NOTEBOOK_SYNC = lsp.NotebookDocumentSyncOptions(
     ],
     save=True,
 )
+_CLOSED = object()  # the version of a document that is not open
 
 
 @dataclass
@@ -65,16 +84,18 @@ class Result:
 
 class GradGuardServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("gradguard", __version__, notebook_document_sync=NOTEBOOK_SYNC)
+        super().__init__("gradguard", __version__, notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=Protocol)
         self.locale = "en"
         self.editor = EditorSettings()
         self.gen = 0
         self.pull = False
         self.results: dict[str, Result] = {}  # last good result per snapshot key
-        self._latest: dict[str, Optional[int]] = {}  # newest version per key (read by the worker)
+        self._latest: dict[str, Any] = {}  # newest version per open key (read by the worker)
         self._tasks: dict[str, asyncio.Task] = {}
         self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradguard-analysis")
+        self._worker = Worker("gradguard-analysis")
+        self._facts_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradguard-facts")
+        self._indexed: weakref.WeakSet = weakref.WeakSet()  # analyses whose hover index is built
         self._shown: set[str] = set()
         self._analysed: OrderedDict[str, None] = OrderedDict()  # keys holding an analysis, LRU
 
@@ -112,20 +133,27 @@ class GradGuardServer(LanguageServer):
         project = load_project_config(start) if start else Config()
         return project.with_editor(self.editor)
 
+    def _stale(self, snap: Snapshot, gen: int) -> bool:
+        """Whether ``snap`` is no longer the document's newest version (read by the worker)."""
+        return self._latest.get(snap.key, _CLOSED) != snap.version or self.gen != gen
+
     def _compute(self, snap: Snapshot, gen: int, editor: EditorSettings, locale: str) -> Optional[Result]:
-        """Worker thread: analyse ``snap`` and build its diagnostics."""
-        if self._latest.get(snap.key, snap.version) != snap.version:
-            return None  # superseded while queued
+        """Worker thread: analyse ``snap`` and build its diagnostics (None: superseded)."""
+        if self._stale(snap, gen):
+            return None
         config = self._config_for(snap)
         empty = {uri: [] for uri in snap.uris}
         if not editor.enable or config.excludes(snap.path):
             return Result(snap, gen, None, [], empty, warnings=config.warnings)
         root = config.root or self.workspace.root_path
+        cancel = partial(self._stale, snap, gen)
         try:
             if snap.notebook:
-                analysis = analyze_cells(list(snap.texts), snap.path, root, facts=True)
+                analysis = analyze_cells(list(snap.texts), snap.path, root, facts=True, cancel=cancel)
             else:
-                analysis = analyze_source(snap.texts[0], snap.path, root, facts=True)
+                analysis = analyze_source(snap.texts[0], snap.path, root, facts=True, cancel=cancel)
+        except Cancelled:
+            return None
         except SourceError as exc:
             where = f" (line {exc.line})" if exc.line else ""
             return Result(snap, gen, None, [], empty, error=f"{exc.message}{where}",
@@ -137,10 +165,9 @@ class GradGuardServer(LanguageServer):
                       warnings=config.warnings)
 
     async def _run(self, snap: Snapshot) -> Optional[Result]:
-        loop = asyncio.get_running_loop()
+        job = partial(self._compute, snap, self.gen, self.editor, self.locale)
         try:
-            result = await loop.run_in_executor(self._pool, self._compute, snap, self.gen,
-                                                self.editor, self.locale)
+            result = await self._worker.submit(snap.key, job)
         except Exception:  # an engine bug must not take the server down
             self.log(f"GradGuard failed on {snap.key}:\n{traceback.format_exc()}", lsp.MessageType.Error)
             return None
@@ -149,7 +176,7 @@ class GradGuardServer(LanguageServer):
         self.warn_once(result.warnings)
         if result.error:
             self.log(f"{snap.key}: {result.error}")
-        if not result.keep_previous:
+        if not result.keep_previous and snap.key in self._latest:
             self.results[snap.key] = result
             self._keep_analysis(snap.key)
         return result
@@ -172,32 +199,64 @@ class GradGuardServer(LanguageServer):
         ident = (snap.version, self.gen, snap.texts)
         running = self._running.get(snap.key)
         if running is None or running[0] != ident:
+            self._latest.setdefault(snap.key, snap.version)
             running = (ident, asyncio.ensure_future(self._run(snap)))
             self._running[snap.key] = running
         return await asyncio.shield(running[1])
 
+    def finished(self, key: str, snap: Snapshot) -> Optional[Result]:
+        """The last finished result if it is of exactly ``snap`` (never waits)."""
+        cached = self.results.get(key)
+        if cached is not None and cached.snap == snap and cached.gen == self.gen:
+            return cached
+        return None
+
     async def current(self, uri: str, facts: bool = False) -> tuple[Optional[Snapshot], Optional[Result]]:
         """The open document (or notebook) holding ``uri`` and its up-to-date result
-        (``facts``: with its analysis, for hovers)."""
+        (``facts``: with its analysis), waiting for the analysis of this version if needed.
+        Only for what must see this very version: pulled diagnostics, fix-all, resolving a fix."""
         key = documents.key_of(self.workspace, uri)
         snap = documents.take(self.workspace, key)
         if snap is None:
             return None, None
-        cached = self.results.get(key)
-        if cached and cached.snap == snap and cached.gen == self.gen and not (facts and cached.evicted):
+        cached = self.finished(key, snap)
+        if cached is not None and not (facts and cached.evicted):
             if cached.analysis is not None:
                 self._keep_analysis(key)
             return snap, cached
-        if cached and cached.evicted:
+        if cached is not None and cached.evicted:
             self._running.pop(key, None)  # its finished run holds the evicted result
         return snap, await self.analyse(snap)
+
+    async def hover_result(self, key: str, snap: Snapshot) -> Optional[Result]:
+        """The last finished result holding an analysis, whatever version it is of; when there
+        is none (never analysed, or evicted), the analysis of ``snap`` if it ends soon."""
+        cached = self.results.get(key)
+        if cached is not None and cached.gen == self.gen and cached.analysis is not None:
+            self._keep_analysis(key)
+            return cached
+        if cached is not None and cached.evicted:
+            self._running.pop(key, None)
+        try:
+            return await asyncio.wait_for(self.analyse(snap), HOVER_WAIT_SECONDS)
+        except asyncio.TimeoutError:
+            return None
+
+    async def fact_at(self, analysis: Analysis, line: int, column: int, cell: Optional[int]):
+        """The hover fact at a position; the index is built on the facts thread the first time."""
+        if analysis in self._indexed:
+            return analysis.fact_at(line, column, cell)
+        loop = asyncio.get_running_loop()
+        fact = await loop.run_in_executor(self._facts_pool, analysis.fact_at, line, column, cell)
+        self._indexed.add(analysis)
+        return fact
 
     # --- push diagnostics --------------------------------------------------------------------
     def touch(self, uri: str) -> str:
         """Record the newest version of the document holding ``uri``; returns its key."""
         key = documents.key_of(self.workspace, uri)
         snap = documents.take(self.workspace, key)
-        self._latest[key] = snap.version if snap else None
+        self._latest[key] = snap.version if snap else _CLOSED
         return key
 
     def schedule(self, key: str, delay: float) -> None:
@@ -212,6 +271,9 @@ class GradGuardServer(LanguageServer):
             raise
         except Exception:  # a background task has nobody to report to but the log
             self.log(f"GradGuard failed on {key}:\n{traceback.format_exc()}", lsp.MessageType.Error)
+        finally:
+            if self._tasks.get(key) is asyncio.current_task():
+                del self._tasks[key]
 
     async def _lint_now(self, key: str, delay: float) -> None:
         if delay:
@@ -231,14 +293,15 @@ class GradGuardServer(LanguageServer):
             self.publish(result)
         if result.analysis is not None:  # idle: prepare hover facts (a new edit cancels this)
             await asyncio.sleep(IDLE_SECONDS)
-            await asyncio.get_running_loop().run_in_executor(self._pool, self._warm, key, result)
+            await asyncio.get_running_loop().run_in_executor(self._facts_pool, self._warm, key, result)
 
     def _warm(self, key: str, result: Result) -> None:
-        """Worker thread: build the hover index, unless the result was superseded or evicted
+        """Facts thread: build the hover index, unless the result was superseded or evicted
         meanwhile (the job holds the result, not the analysis, so eviction frees it)."""
         analysis = result.analysis
         if analysis is not None and self.results.get(key) is result:
             analysis.fact_at(1, 1, None)
+            self._indexed.add(analysis)
 
     def publish(self, result: Result) -> None:
         version = (result.snap.version if not result.snap.notebook
@@ -250,9 +313,10 @@ class GradGuardServer(LanguageServer):
     def clear(self, key: str, uris: list[str]) -> None:
         if (task := self._tasks.pop(key, None)) is not None:
             task.cancel()
+        self._worker.drop(key)
         self.results.pop(key, None)
         self._running.pop(key, None)
-        self._latest.pop(key, None)
+        self._latest.pop(key, None)  # a running analysis of it sees this and stops
         self._analysed.pop(key, None)
         if not self.pull:
             for uri in uris:
@@ -307,7 +371,45 @@ class GradGuardServer(LanguageServer):
     def shutdown_work(self) -> None:
         for task in self._tasks.values():
             task.cancel()
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._latest.clear()  # stops the running analysis at its next look
+        self._worker.close()
+        self._facts_pool.shutdown(wait=False, cancel_futures=True)
+
+    # --- transport ---------------------------------------------------------------------------
+    def _start_io_async(self, stdin=None, stdout=None) -> None:
+        """pygls's stdio loop, with :func:`protocol.read_messages` reading the stream."""
+        self._stop_event = threading.Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(read_messages(self._stop_event, reader, self.protocol))
+        except BrokenPipeError:
+            pass  # the client is gone
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """pygls's TCP server (one client), with :func:`protocol.read_messages` reading."""
+        self._stop_event = threading.Event()
+
+        async def serve() -> None:
+            async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+                self.protocol.set_writer(writer)  # type: ignore[arg-type]
+                await read_messages(self._stop_event, reader, self.protocol)
+                self.shutdown()
+
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(serve())
+        except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
+            pass
+        finally:
+            self.shutdown()
 
 
 server = GradGuardServer()
@@ -423,29 +525,48 @@ async def hover(ls: GradGuardServer, params: lsp.HoverParams) -> Optional[lsp.Ho
     if not ls.editor.enable:
         return None
     uri = params.text_document.uri
-    snap = documents.take(ls.workspace, documents.key_of(ls.workspace, uri))
-    if snap is None:
+    key = documents.key_of(ls.workspace, uri)
+    snap = documents.take(ls.workspace, key)
+    if snap is None or (snap.notebook and snap.cell_of(uri) is None):
         return None
     cell = snap.cell_of(uri)
+    lines = snap.lines_of(cell)
+    if params.position.line >= len(lines):
+        return None
     pos = Positions(snap, ls.workspace.position_codec)
     line, column = pos.server_position(cell, params.position)
-    lines = snap.lines_of(cell)
     kind = lsp.MarkupKind.Markdown if ls.markdown else lsp.MarkupKind.PlainText
 
-    hit = suppressed_code_at(lines[line - 1].rstrip("\r\n"), column) if line <= len(lines) else None
+    hit = suppressed_code_at(lines[line - 1].rstrip("\r\n"), column)
     if hit and (text := rule_hover(hit[0], ls.locale, ls.markdown)):
         where = Location(snap.path, line, hit[1], line, hit[2], cell)
         return lsp.Hover(contents=lsp.MarkupContent(kind=kind, value=text), range=pos.range(where))
 
-    snap, result = await ls.current(uri, facts=True)
-    if result is None or result.analysis is None or result.snap != snap:
+    result = await ls.hover_result(key, snap)
+    if result is None or result.analysis is None:
         return None
-    fact = result.analysis.fact_at(line, column, cell)
+    # The result may be of an older version: look up the same line there, if the edit left it.
+    old = result.snap
+    old_cell = old.cell_of(uri) if old.notebook else None
+    if old.notebook and old_cell is None:
+        return None
+    lines_map = None if old == snap else LineMap(old.lines_of(old_cell), lines)
+    old_line = line if lines_map is None else lines_map.to_old(line)
+    if old_line is None:
+        return None
+    fact = await ls.fact_at(result.analysis, old_line, column, old_cell)
     if fact is None:
         return None
-    text = fact_hover(fact, ls.locale, ls.markdown, link=lambda loc: None if loc.cell else pos.uri(loc),
-                      text=pos.text)
-    return lsp.Hover(contents=lsp.MarkupContent(kind=kind, value=text), range=pos.range(fact.location))
+    where = fact.location
+    if lines_map is not None:
+        start, end = lines_map.to_new(where.line), lines_map.to_new(where.end_line)
+        if start is None or end is None:
+            return None
+        where = dataclasses.replace(where, line=start, end_line=end, cell=cell)
+    old_pos = Positions(old, ls.workspace.position_codec)
+    text = fact_hover(fact, ls.locale, ls.markdown, link=lambda loc: None if loc.cell else old_pos.uri(loc),
+                      text=old_pos.text)
+    return lsp.Hover(contents=lsp.MarkupContent(kind=kind, value=text), range=pos.range(where))
 
 
 # --- code actions ----------------------------------------------------------------------------
@@ -479,7 +600,9 @@ def _edit_for(ls: GradGuardServer, snap: Snapshot, data: dict, result: Optional[
 
 
 def _actions_for(ls: GradGuardServer, snap: Snapshot, uri: str, finding: Finding,
-                 diag: lsp.Diagnostic) -> list[lsp.CodeAction]:
+                 diag: lsp.Diagnostic, version: Optional[int]) -> list[lsp.CodeAction]:
+    """The quick fixes of a finding made on ``version`` of the document (for an older version
+    than ``snap``'s, resolving them finds the same fix in the current text)."""
     wanted: list[tuple[str, dict, bool]] = [
         (fix.title, {"fix": fix_to_data(fix)}, i == 0 and fix.preferred)
         for i, fix in enumerate(finding.fixes)
@@ -491,7 +614,9 @@ def _actions_for(ls: GradGuardServer, snap: Snapshot, uri: str, finding: Finding
         action = lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag],
                                 is_preferred=preferred or None)
         if ls.lazy_edits:
-            action.data = {"uri": uri, "version": snap.version, **data}
+            action.data = {"uri": uri, "version": version, **data}
+        elif version != snap.version:
+            continue
         elif (edit := _edit_for(ls, snap, data, None)) is not None:
             action.edit = edit
         else:
@@ -519,24 +644,24 @@ async def code_action(ls: GradGuardServer, params: lsp.CodeActionParams) -> Opti
 
     if _wants(only, lsp.CodeActionKind.QuickFix):
         # Fast path: the diagnostics carry their fixes, valid while the version is unchanged.
-        pairs = []
-        for diag in params.context.diagnostics:
-            parsed = finding_from_data(diag.data) if diag.source == "gradguard" else None
-            if parsed and parsed[0] == snap.version:
-                pairs.append((parsed[1], diag))
-        if not pairs:
-            snap, result = await ls.current(uri)
-            if result is not None and result.snap == snap:
+        parsed = [(p, diag) for diag in params.context.diagnostics
+                  if diag.source == "gradguard" and (p := finding_from_data(diag.data))]
+        pairs = [(version, finding, diag) for (version, finding), diag in parsed if version == snap.version]
+        if not pairs:  # e.g. asked for a range: from the finished result of this version, if any
+            result = ls.finished(snap.key, snap)
+            if result is not None:
                 pos = Positions(snap, ls.workspace.position_codec)
                 for finding in result.findings:
                     if pos.uri(finding.location) == uri and _overlaps(pos.range(finding.location), params.range):
-                        pairs.append((finding, diagnostic(finding, pos, ls.locale, True)))
-        for finding, diag in pairs:
-            actions += _actions_for(ls, snap, uri, finding, diag)
+                        pairs.append((snap.version, finding, diagnostic(finding, pos, ls.locale, True)))
+        if not pairs:  # diagnostics of an older version, while this one is analysed
+            pairs = [(version, finding, diag) for (version, finding), diag in parsed]
+        for version, finding, diag in pairs:
+            actions += _actions_for(ls, snap, uri, finding, diag, version)
 
     if _wants(only, FIX_ALL_KIND) and (only or actions):
-        if result is None:
-            snap, result = await ls.current(uri)
+        if result is None:  # asked for by name (e.g. on save), fix-all waits for this version
+            snap, result = await ls.current(uri) if only else (snap, ls.finished(snap.key, snap))
         if result is not None and result.snap == snap and any(f.fixes for f in result.findings):
             action = lsp.CodeAction(title=FIX_ALL_TITLE.get(ls.locale, FIX_ALL_TITLE["en"]), kind=FIX_ALL_KIND)
             if ls.lazy_edits:
@@ -569,10 +694,11 @@ def _same_fix_now(result: Result, data: dict) -> Optional[dict]:
 
 @server.feature(lsp.CODE_ACTION_RESOLVE)
 async def code_action_resolve(ls: GradGuardServer, action: lsp.CodeAction) -> lsp.CodeAction:
-    data = action.data if isinstance(action.data, dict) else {}
-    if "uri" not in data:
-        return action
-    snap, result = await ls.current(data["uri"])
+    try:
+        uri, data = action_data(action.data)
+    except ValueError as exc:
+        raise JsonRpcInvalidParams(f"codeAction/resolve: not a GradGuard code action ({exc})") from None
+    snap, result = await ls.current(uri)
     if snap is None:
         return action
     if data.get("version") != snap.version or data.get("fixAll"):
@@ -581,7 +707,10 @@ async def code_action_resolve(ls: GradGuardServer, action: lsp.CodeAction) -> ls
         data = _same_fix_now(result, data)
         if data is None:
             return action
-    action.edit = _edit_for(ls, snap, data, result)
+    try:
+        action.edit = _edit_for(ls, snap, data, result)
+    except (LookupError, TypeError, ValueError) as exc:  # places that are not in this document
+        raise JsonRpcInvalidParams(f"codeAction/resolve: the action does not fit {uri} ({exc})") from None
     return action
 
 
@@ -596,6 +725,7 @@ def start(argv: list[str]) -> int:
     # Everything loaded so far (pygls, lsprotocol, libcst, jedi) lives as long as the server:
     # keep it out of the collector's full passes, which otherwise stall diagnostics.
     gc.freeze()
+    sys.setswitchinterval(SWITCH_INTERVAL)
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
