@@ -31,21 +31,117 @@ def short(node: ast.AST) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
 
 
-def describe_roots(roots, locale: str = "en") -> str:
+def describe_roots(roots, locale: str = "en", names=None) -> str:
+    """``names``: root -> how the user writes it where the text is shown (default: where it was made)."""
     zh = locale == "zh-cn"
-    names = []
+    names = names or {}
+    out = []
     for root in sorted(roots, key=lambda r: (r.path, r.node.lineno)):
+        name = names.get(root, root.name)
         if root.kind == "params":
-            text = f"`{root.name}` 的参数" if zh else f"the parameters of `{root.name}`"
+            text = f"`{name}` 的参数" if zh else f"the parameters of `{name}`"
         else:
-            text = f"`{root.name}`（requires_grad=True）" if zh else f"`{root.name}` (requires_grad=True)"
-        if text not in names:
-            names.append(text)
-    if not names:
+            text = f"`{name}`（requires_grad=True）" if zh else f"`{name}` (requires_grad=True)"
+        if text not in out:
+            out.append(text)
+    if not out:
         return "需要梯度的张量" if zh else "a tensor that requires grad"
     if zh:
-        return "和".join(names[:2]) + ("等" if len(names) > 2 else "")
-    return " and ".join(names[:2]) + (" and others" if len(names) > 2 else "")
+        return "和".join(out[:2]) + ("等" if len(out) > 2 else "")
+    return " and ".join(out[:2]) + (" and others" if len(out) > 2 else "")
+
+
+class _Names:
+    """Names as the user wrote them at the place the user looks.
+
+    A value built in a callee is named there by the callee's parameters (``net(x)`` in
+    ``make_target(net, x)``); at the finding the user knows it by the caller's argument
+    (``make_target(G, z)``: ``G``).  Parameters are followed up the call sites the graph segment
+    was built under (``Seg.ctx``) to the function the place belongs to.
+    """
+
+    def __init__(self, parents, main_path: str):
+        self.parents, self.main_path = parents, main_path
+
+    def home(self, node):
+        """The function holding ``node`` (None: module level) -- only for nodes of the main file."""
+        return _function_of(node, self.parents)
+
+    def _in_main(self, node) -> bool:
+        return node is self.parents.tree or self.parents.parent(node) is not None
+
+    def translate(self, expr, seg, home):
+        """``expr`` (code at ``seg``'s site) as written in function ``home``, or None if unknown."""
+        if seg.path != self.main_path or not self._in_main(expr):
+            return None
+        fn = self.home(expr)
+        for call in seg.ctx:
+            if fn is home:
+                return expr
+            if fn is None or not self._in_main(call):
+                return None
+            base = expr
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if not isinstance(base, ast.Name):
+                return None
+            arg = _argument_for(fn, call, base.id)
+            if arg is None:
+                return None
+            if base is not expr:  # self.trunk with self -> net: net.trunk
+                expr = ast.parse(ast.unparse(expr).replace(base.id, ast.unparse(arg), 1), mode="eval").body
+                ast.copy_location(expr, call)
+                expr.end_lineno, expr.end_col_offset = call.end_lineno, call.end_col_offset
+                self.parents._parent[id(expr)] = call  # so that home(expr) is the caller's function
+            else:
+                expr = arg
+            fn = self.home(call)
+        return expr if fn is home else None
+
+    def roots(self, stale, home) -> dict:
+        """root -> its name in function ``home``, for the parameters a module call put in the graph."""
+        params = [r for r in stale.roots if r.kind == "params"]
+        site = stale.site
+        # a direct segment is a layer call on the parameters themselves: its callee holds them
+        if len(params) != 1 or not stale.direct or not isinstance(site, ast.Call) or not isinstance(site.func, (ast.Name, ast.Attribute)):
+            return {}
+        root, func, site_home = params[0], site.func, self.home(site)
+        # the callee holds these parameters if it is named as they were made, or is a plain name
+        # that came from elsewhere (an argument, a factory's result)
+        made_elsewhere = root.path != self.main_path or not self._in_main(root.node) \
+            or self.home(root.node) is not site_home
+        is_param = isinstance(func, ast.Name) and site_home is not None \
+            and _argument_for(site_home, None, func.id, declared_only=True)
+        if ast.unparse(func) != root.name and not (isinstance(func, ast.Name) and (made_elsewhere or is_param)):
+            return {}
+        here = self.translate(func, stale, home)
+        return {root: ast.unparse(here)} if here is not None else {}
+
+
+def _argument_for(fn, call, name: str, declared_only: bool = False):
+    """The argument ``call`` passes for parameter ``name`` of ``fn`` (None when it cannot tell);
+    ``declared_only``: just whether ``name`` is one of ``fn``'s parameters."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    positional = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    if declared_only:
+        return name in positional or name in [a.arg for a in fn.args.kwonlyargs]
+    if not isinstance(call, ast.Call):
+        return None
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if name not in positional:
+        return None
+    index = positional.index(name)
+    if positional[0] in ("self", "cls"):  # a method: the receiver is the first parameter
+        if index == 0:
+            return call.func.value if isinstance(call.func, ast.Attribute) else call.func
+        index -= 1
+    args = call.args
+    if index < len(args) and not any(isinstance(a, ast.Starred) for a in args[:index + 1]):
+        return args[index]
+    return None
 
 
 def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -> Finding:
@@ -57,11 +153,21 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
     built_line = _line(locate(stale.stmt, stale.path), main_path)
     entry = reuse.value.via.get(stale) if isinstance(reuse.value, Tensor) else None
     carried = stale.old and same_call and isinstance(entry, (ast.Name, ast.Attribute))
+    names = _Names(parents, main_path)
+    here = names.home(node) if reuse.module.path == main_path else None
+    # built in a callee, whose names the finding's code does not have: name the value by the
+    # name it enters the backward by, if that is a plain name of the finding's own function
+    entry_here = (isinstance(entry, (ast.Name, ast.Attribute)) and reuse.module.path == main_path
+                  and stale.path == main_path and names._in_main(entry) and names.home(entry) is here
+                  and names.home(stale.stmt) is not here and "[" not in ast.unparse(entry))
+    what = f"`{ast.unparse(entry) if carried or entry_here else stale.what}`"
+    at_finding = names.roots(stale, here) if reuse.module.path == main_path else {}
+    at_site = names.roots(stale, names.home(stale.site)) if stale.path == main_path else {}
     args = {
         "call": f"`{short(node)}`",
-        "what": f"`{ast.unparse(entry) if carried else stale.what}`",
-        "origin": describe_roots(roots),
-        "origin_zh": describe_roots(roots, "zh-cn"),
+        "what": what,
+        "origin": describe_roots(roots, names=at_finding),
+        "origin_zh": describe_roots(roots, "zh-cn", names=at_finding),
         "built_line": built_line,
         "built_where_zh": _where_zh(locate(stale.stmt, stale.path), main_path),
         "freed_where_zh": _where_zh(locate(info.call, info.path), main_path),
@@ -74,8 +180,10 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
     severity = rule.severity if reuse.exact else "warning"
     if not reuse.exact:
         message += " (the value passes through code GradGuard could not resolve, so this may not raise)"
-    related = [_related("built", locate(stale.stmt, stale.path), what=args["what"], origin=args["origin"],
-                        origin_zh=args["origin_zh"])]
+    # at the place where the graph was built, the names of that place
+    related = [_related("built", locate(stale.stmt, stale.path), what=f"`{stale.what}`",
+                        origin=describe_roots(roots, names=at_site),
+                        origin_zh=describe_roots(roots, "zh-cn", names=at_site))]
     for root in sorted(roots, key=lambda r: r.node.lineno)[:2]:
         key = "origin_params" if root.kind == "params" else "origin_tensor"
         related.append(_related(key, locate(root.node, root.path), name=root.name))
