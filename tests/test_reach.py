@@ -44,7 +44,7 @@ def test_outline_reads_imports_and_definitions_from_text():
     assert out.imports == {"Mlp": ("layers", 1, "Mlp"), "Attn": ("layers", 1, "Attention"),
                            "helpers": ("", 2, "helpers"), "fit": ("loops", 1, "fit")}
     assert out.stars == [("pkg.sub", 0)]
-    assert out.modules == [("os", 0), ("numpy", 0)]
+    assert out.modules == {"os": ("os", False), "np": ("numpy", True)}
     assert {"build", "Net", "REGISTRY"} <= out.defined
 
 
@@ -134,3 +134,16 @@ def test_the_file_budget_bounds_the_whole_analysis(monkeypatch):
     monkeypatch.setattr(engine_module, "FILE_BUDGET", 12)
     result = analyze_source(_chain_program(30), "<budget>")
     assert result.findings == [] and result.truncated
+
+
+def test_whole_module_imports_follow_the_attributes_read(tmp_path):
+    """``import zoo`` then ``zoo.layers.Mlp``: only what is read off the module counts."""
+    root = _project(tmp_path, {
+        "zoo/__init__.py": "from . import layers, trainer\nVERSION = '1'\n",
+        "zoo/layers.py": "import zoo\nclass Mlp:\n    version = zoo.VERSION\n",
+        "zoo/trainer.py": "def fit(model, loss):\n    loss.backward()\n",
+        "model.py": "import zoo\nnet = zoo.layers.Mlp()\n",
+        "train.py": "import zoo.trainer as t\nt.fit(None, None)\n",
+    })
+    assert not _reaches(root, "model.py")
+    assert _reaches(root, "train.py")

@@ -9,6 +9,7 @@ not pulled in by the package alone. The scan reads import statements, never the 
 """
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from collections import OrderedDict
@@ -41,20 +42,30 @@ _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+"
                    r"(\([^)]*\)|[^\n#;]*(?:\\\n[^\n#;]*)*)", re.M)
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]*(?:\\\n[^\n#;]*)*)", re.M)
 _ALIAS = re.compile(r"([\w.]+|\*)(?:\s+as\s+(\w+))?")
+_TOP_STMT = re.compile(r"^[A-Za-z_@]", re.M)  # a top-level statement starts at column 0
+_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 class Outline:
     """What the scan needs of one module: whether its text calls a backward, the names it
     defines at the top level, and where each imported name comes from."""
 
-    __slots__ = ("path", "frees", "defined", "imports", "modules", "stars")
+    __slots__ = ("path", "frees", "defined", "imports", "modules", "stars", "text", "_spans", "_uses")
 
     def __init__(self, path: str, text: str):
         self.path = path
+        self.text = text
         self.frees = calls_backward(text)
-        self.defined: set[str] = {a or b for a, b in _DEFINED.findall(text)}
+        # a top-level def, class or assignment: the text from its line to the next statement's
+        starts = [m.start() for m in _TOP_STMT.finditer(text)] + [len(text)]
+        self._spans: dict[str, list] = {}
+        for m in _DEFINED.finditer(text):
+            i = bisect.bisect_right(starts, m.start()) - 1
+            self._spans.setdefault(m.group(1) or m.group(2), []).append((starts[i], starts[i + 1]))
+        self.defined: set[str] = set(self._spans)
+        self._uses: dict = {}
         self.imports: dict[str, tuple[str, int, Optional[str]]] = {}  # local name -> (module, level, name)
-        self.modules: list[tuple[str, int]] = []  # ``import a.b``: used whole
+        self.modules: dict[str, tuple[str, bool]] = {}  # ``import a.b [as c]``: bound name -> (dotted, aliased)
         self.stars: list[tuple[str, int]] = []
         for dots, base, names in _FROM.findall(text):
             for name, asname in _ALIAS.findall(names):
@@ -63,9 +74,32 @@ class Outline:
                 elif "." not in name:
                     self.imports[asname or name] = (base, len(dots), name)
         for names in _IMPORT.findall(text):
-            for name, _asname in _ALIAS.findall(names):
+            for name, asname in _ALIAS.findall(names):
                 if name != "*":
-                    self.modules.append((name, 0))
+                    self.modules[asname or name.split(".")[0]] = (name if asname else name.split(".")[0],
+                                                                  bool(asname))
+
+    def uses(self, name: str) -> Optional[tuple[bool, set]]:
+        """For a name bound at the top level: whether the statements binding it call a
+        backward, and the module's names (imported or defined) they mention. None for others."""
+        if name not in self._spans:
+            return None
+        if name not in self._uses:
+            chunk = "\n".join(self.text[start:end] for start, end in self._spans[name])
+            self._uses[name] = self.mentions(chunk, name)
+        return self._uses[name]
+
+    def mentions(self, chunk: str, own: Optional[str] = None) -> tuple[bool, set, set]:
+        """Whether a piece of this module calls a backward, the imported or defined names it
+        mentions, and the attribute chains it reads off whole imported modules (``tg.nn.GCN``)."""
+        idents = set(_IDENT.findall(chunk))
+        names = idents & (self.imports.keys() | self._spans.keys())
+        names.discard(own)
+        chains = set()
+        for bound in idents & self.modules.keys():
+            for tail in re.findall(rf"\b{bound}((?:\s*\.\s*\w+)+)", chunk):
+                chains.add((bound, tuple(part.strip() for part in tail.split(".")[1:])))
+        return calls_backward(chunk), names, chains
 
 
 class Reach:
@@ -96,9 +130,28 @@ class Reach:
             return self._modules[path]
         self._modules[path] = False
         out = self.outline(path)
-        found = out is not None and (out.frees or self._uses(out, out.imports.keys()))
+        found = out is not None and (self._follows(out, out.mentions(out.text))
+                                     or any(self._star_module(out, base, level) for base, level in out.stars))
         self._modules[path] = found
         return found
+
+    def _follows(self, out: Outline, uses) -> bool:
+        frees, names, chains = uses
+        return frees or any(self._imported(out, out.imports[n]) if n in out.imports else self.name(out.path, n)
+                            for n in names) or any(self._chain(out, bound, attrs) for bound, attrs in chains)
+
+    def _chain(self, out: Outline, bound: str, attrs: tuple) -> bool:
+        """``tg.nn.GCN`` after ``import tg``: submodules while they are, then one attribute."""
+        dotted, _aliased = out.modules[bound]
+        target = self._find(dotted, 0, out.path)
+        if target is None:
+            return False
+        for attr in attrs:
+            sub = self._find(f"{dotted}.{attr}", 0, out.path)
+            if sub is None:
+                return self.name(target, attr)
+            dotted, target = f"{dotted}.{attr}", sub
+        return self.module(target)
 
     def name(self, path: str, name: str) -> bool:
         """Whether the object ``name`` of this module may reach a backward when used."""
@@ -107,10 +160,13 @@ class Reach:
             return self._names[key]
         self._names[key] = False
         out = self.outline(path)
+        uses = out.uses(name) if out is not None else None
         if out is None:
             found = False
-        elif name in out.defined or (name not in out.imports and not out.stars):
-            found = self.module(path)  # defined here (or a variable): whatever the module uses
+        elif uses is not None:  # bound here: what its own statements call and name
+            found = self._follows(out, uses)
+        elif name not in out.imports and not out.stars:
+            found = self.module(path)  # bound some other way: whatever the module uses
         elif name in out.imports:
             found = self._imported(out, out.imports[name])
         else:  # maybe from a star import
@@ -119,8 +175,12 @@ class Reach:
         return found
 
     def _via_star(self, out: Outline, base: str, level: int, name: str) -> bool:
+        """``from base import *`` gives ``name`` only if ``base`` has it (or stars of its own)."""
         target = self._find(base, level, out.path)
-        return target is not None and self.name(target, name)
+        t = self.outline(target) if target is not None else None
+        if t is None or not (name in t.defined or name in t.imports or t.stars):
+            return False
+        return self.name(target, name)
 
     def _imported(self, out: Outline, spec) -> bool:
         base, level, name = spec
@@ -136,15 +196,6 @@ class Reach:
             return self.module(sub)
         return target is not None and self.name(target, name)
 
-    def _uses(self, out: Outline, names) -> bool:
-        if any(self._imported(out, out.imports[n]) for n in names):
-            return True
-        for dotted, level in out.modules:
-            target = self._find(dotted, level, out.path)
-            if target is not None and self.module(target):
-                return True
-        return any(self._star_module(out, base, level) for base, level in out.stars)
-
     def _star_module(self, out, base, level) -> bool:
         target = self._find(base, level, out.path)
         return target is not None and self.module(target)
@@ -155,10 +206,8 @@ class Reach:
         if out is None:
             return set()
         names = {n for n, spec in out.imports.items() if self._imported(out, spec)}
-        for dotted, level in out.modules:
-            target = self._find(dotted, level, out.path)
-            if target is not None and self.module(target):
-                names.add(dotted.split(".")[0])
+        _frees, _names, chains = out.mentions(out.text)
+        names.update(bound for bound, attrs in chains if self._chain(out, bound, attrs))
         return names
 
 
