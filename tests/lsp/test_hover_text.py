@@ -1,6 +1,7 @@
-"""gradguard.hover: Markdown/plain rendering of the engine's facts (no server involved)."""
+"""gradguard.hover: Markdown/plain rendering of the engine's facts, and the facts of a long chain (no server involved)."""
 from __future__ import annotations
 
+from gradguard.analysis import analyze_source
 from gradguard.findings import BackwardFact, GraphStep, Location, TensorFact
 from gradguard.hover import (MAX_ITEMS, fact_hover, rule_doc_url, rule_hover, suppressed_code_at,
                              tensor_hover)
@@ -82,3 +83,16 @@ def test_rule_codes_in_suppression_comments():
 def test_rule_doc_url_points_into_this_checkout():
     url = rule_doc_url("GG102")
     assert url.startswith("file://") and url.endswith("/docs/rules/GG102.md")
+
+
+def test_hover_on_a_long_method_chain_does_not_recurse():
+    """Hover texts come from the source: ast.unparse recursed once per link and ran out of stack."""
+    chain = "".join(f".mul({i})" for i in range(400))
+    source = ("import torch\nw = torch.randn(3, requires_grad=True)\n"
+              f"y = w{chain}\nl = y.sum()\nl.backward()\nl.backward()\n")
+    analysis = analyze_source(source, "/tmp/chain.py", "/tmp", facts=True)
+    tensor, backward = analysis.fact_at(4, 1), analysis.fact_at(6, 3)
+    assert tensor.name == "l" and any(step.text.startswith("y = w.mul(0).mul(1)") for step in tensor.chain)
+    assert all(len(step.text) <= 80 for step in tensor.chain)
+    assert backward.call == "l.backward()"
+    assert "y = w.mul(0)" in fact_hover(tensor) and fact_hover(backward).startswith("**`l.backward()`**")
