@@ -208,6 +208,9 @@ FUNCTION_RECIPES = {
     "torch.asarray": lambda f, g: f(g(3)),
     "torch.Tensor": lambda f, g: f(g(3)),
     "torch.FloatTensor": lambda f, g: f(g(3)),
+    "torch.DoubleTensor": lambda f, g: f(g(3).double()),
+    "torch.HalfTensor": lambda f, g: f(g(3).half()),
+    "torch.BFloat16Tensor": lambda f, g: f(g(3).bfloat16()),
     "torch.nn.functional.pad": _same(lambda f, g: f(g(2, 3), (1, 1)),
                                      lambda f, g: f(g(2, 3), (1, 1), value=0.5)),
     "torch.nn.functional.interpolate": _same(
@@ -1306,3 +1309,28 @@ def test_every_table_is_verified():
     tables = {name for name in vars(api) if name.isupper()}
     assert tables - VERIFIED_TABLES == set(), "tables in torch_api.py without a test here"
     assert VERIFIED_TABLES - tables == set(), "tests for tables no longer in torch_api.py"
+
+
+@pytest.mark.parametrize("name", sorted(api.DATA_CONVERTERS))
+@pytest.mark.parametrize("data", [[1.0, 2.0], "numpy", 3.0], ids=["list", "numpy", "number"])
+def test_data_converter_of_non_tensor_data_is_a_leaf_without_grad(name, data):
+    import numpy as np
+
+    value = np.array([1.0, 2.0], dtype=np.float32) if data == "numpy" else data
+    if name in ("torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor",
+                "torch.BFloat16Tensor") and isinstance(value, float):
+        value = [value]  # the legacy constructors read a bare number as a size
+    out = resolve(name)(value)
+    assert out.is_leaf and not out.requires_grad and out.grad_fn is None
+    assert name in api.FUNCTIONS, "given a tensor it keeps the graph: its FUNCTIONS entry says how"
+
+
+@pytest.mark.parametrize("name", sorted(api.SAMPLE_METHODS))
+def test_distribution_sample_draws_without_grad(name):
+    mu = torch.zeros(3, requires_grad=True)
+    for dist in (torch.distributions.Normal(mu, 1.0), torch.distributions.Bernoulli(logits=mu),
+                 torch.distributions.Categorical(logits=mu)):
+        drawn = getattr(dist, name)() if name == "sample" else getattr(dist, name)(2)
+        assert drawn.grad_fn is None and not drawn.requires_grad
+    assert not hasattr(torch.Tensor, name), "a tensor method of that name would be severed too"
+    assert torch.distributions.Normal(mu, 1.0).rsample().requires_grad  # the one that keeps grad

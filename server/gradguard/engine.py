@@ -1185,6 +1185,8 @@ class Engine:
             return self.leaf(node, _kw_truth(kwargs, "requires_grad", False), st)
         if qual in api.PARAMETERS:
             return self.leaf(node, _kw_truth(kwargs, "requires_grad", True), st)
+        if qual in api.DATA_CONVERTERS and not any(tensors_in(v) or type(v) is Box for v, _ in args[:1]):
+            return Tensor()  # data from lists, NumPy or a library: a leaf without grad
         if qual in api.FUNCTIONS:
             return self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st)
         if qual in api.MODULES:
@@ -1228,7 +1230,7 @@ class Engine:
     def tensor_method(self, t: Tensor, name, args, kwargs, node, st) -> Val:
         if name == "backward":
             return self.backward(node, api.BACKWARD_CALLS["Tensor.backward"], t, args, kwargs, st)
-        if name in api.SEVER_METHODS:
+        if name in api.SEVER_METHODS or name in api.SAMPLE_METHODS:
             return UNKNOWN if name in api.PYTHON_VALUE_METHODS else Tensor(exact=t.exact)
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
             flag = name == api.REQUIRES_GRAD_SETTER and (_truth(args[0][0]) if args else
@@ -1398,6 +1400,11 @@ class Engine:
         return Iter(grad)
 
     def reuse(self, node, ts, hits, st) -> None:
+        # a graph without a known requires_grad origin was built only from values we could not
+        # resolve: no reason to believe anything is re-walked, so nothing to report
+        hits = [s for s in hits if s.roots]
+        if not hits:
+            return
         exact = all(t.exact for t in ts)
         saving = [s for s in hits if s.saves]
         unknown = [s for s in hits if s.saves is None]

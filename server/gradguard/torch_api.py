@@ -76,7 +76,8 @@ FUNCTIONS = {
     # (asarray: since torch 2.1x requires_grad defaults to the input's; older torch detached.)
     "torch.as_tensor": False, "torch.asarray": False,
     # Legacy constructors given a tensor return an alias that keeps its graph (AliasBackward0).
-    "torch.Tensor": False, "torch.FloatTensor": False,
+    "torch.Tensor": False, "torch.FloatTensor": False, "torch.DoubleTensor": False,
+    "torch.HalfTensor": False, "torch.BFloat16Tensor": False,
     # pad: mode="constant" (the default); reflect/replicate/circular save the input (True).
     "torch.nn.functional.pad": False,
     # interpolate nearest/bilinear/bicubic save only sizes; mode="area" is adaptive_avg_pool (True).
@@ -209,6 +210,14 @@ SEVER_METHODS = frozenset({"detach", "item", "tolist", "numpy", "argmax", "argmi
                            # fresh tensors like the receiver, without its graph
                            # (new_tensor(t) copies t detached, with a warning)
                            "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
+# Converters that, given data that is not a tensor (lists, NumPy arrays, numbers, whatever a
+# third-party library returned), make a fresh leaf that does not require grad. Given a tensor
+# they keep its graph (FUNCTIONS).
+DATA_CONVERTERS = frozenset({"torch.as_tensor", "torch.asarray", "torch.Tensor", "torch.FloatTensor",
+                             "torch.DoubleTensor", "torch.HalfTensor", "torch.BFloat16Tensor"})
+# Methods of torch.distributions objects (modelled as the tensors of their parameters) that draw
+# without grad: only rsample() is differentiable. No torch.Tensor method has these names.
+SAMPLE_METHODS = frozenset({"sample", "sample_n"})
 SEVER_ATTRIBUTES = frozenset({"data", "shape", "dtype", "device", "grad", "requires_grad",
                               "is_leaf", "grad_fn", "ndim", "is_cuda", "layout", "nbytes",
                               "itemsize"})
