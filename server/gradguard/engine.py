@@ -399,6 +399,10 @@ class Engine:
         for target in node.targets:
             if isinstance(target, ast.Name):
                 (st.globals if st.locals is None else st.locals).pop(target.id, None)
+            elif isinstance(target, ast.Subscript) and _whole_slice(target.slice):
+                box = self.ev(target.value, st)
+                if type(box) is Box:
+                    _empty(st, box)  # del xs[:]
         return st
 
     def s_FunctionDef(self, node, st):
@@ -497,7 +501,12 @@ class Engine:
         elif t is ast.Subscript:
             base = self.ev(target.value, st)
             self.ev(target.slice, st)
-            if type(base) is Box:
+            if type(base) is Box and _whole_slice(target.slice):  # xs[:] = ys: the elements replaced
+                _empty(st, base)
+                elems = self.iter_elem(value, st, target) if type(value) in (Box, Tup, Iter) else UNKNOWN
+                if elems is not UNKNOWN:
+                    st.heap[(base.oid, "*")] = elems
+            elif type(base) is Box:
                 key = (base.oid, "*")
                 st.heap[key] = join(st.heap[key], value) if key in st.heap else value
                 index = self.ev(target.slice, st)
@@ -1079,7 +1088,10 @@ class Engine:
             return Iter(self._weak(st.heap.get(key, UNKNOWN)))
         if name == "items":
             return Iter(Tup((UNKNOWN, self._weak(st.heap.get(key, UNKNOWN)))))
-        if name in ("keys", "clear", "copy", "index", "count", "sort", "reverse", "remove"):
+        if name == "clear":
+            _empty(st, box)
+            return NONE
+        if name in ("keys", "copy", "index", "count", "sort", "reverse", "remove"):
             return box if name == "copy" else UNKNOWN
         return UNKNOWN
 
@@ -1612,6 +1624,18 @@ def _strong(v: Val) -> Val:
 
 def _forget_items(st: State, box: Box) -> None:
     st.heap.pop((box.oid, "items"), None)
+
+
+def _empty(st: State, box: Box) -> None:
+    """The container was emptied in place (``xs.clear()``, ``del xs[:]``): it holds nothing."""
+    for key in [k for k in st.heap if k[0] == box.oid]:
+        del st.heap[key]
+    if box.kind == "list":
+        st.heap[(box.oid, "items")] = Tup(())
+
+
+def _whole_slice(node) -> bool:
+    return isinstance(node, ast.Slice) and node.lower is None and node.upper is None and node.step is None
 
 
 
