@@ -89,6 +89,11 @@ class Outline:
             self._uses[name] = self.mentions(chunk, name)
         return self._uses[name]
 
+    def whole(self) -> tuple[bool, set, set]:
+        if "*" not in self._uses:
+            self._uses["*"] = self.mentions(self.text)
+        return self._uses["*"]
+
     def mentions(self, chunk: str, own: Optional[str] = None) -> tuple[bool, set, set]:
         """Whether a piece of this module calls a backward, the imported or defined names it
         mentions, and the attribute chains it reads off whole imported modules (``tg.nn.GCN``)."""
@@ -110,8 +115,13 @@ class Reach:
         self.project = project
         self.outlines: dict[str, Optional[Outline]] = {main_path: Outline(main_path, main_text)}
         self.main = main_path
-        self._names: dict[tuple[str, str], bool] = {}
-        self._modules: dict[str, bool] = {}
+        # Answers about files as they are on disk hold across analyses until a file changes
+        # (``_outline`` forgets them then); the analysed text and unsaved buffers get their own.
+        shared = not project.overlay
+        self._names: dict = _ANSWERS.setdefault((project.root, "names"), {}) if shared else {}
+        self._modules: dict = _ANSWERS.setdefault((project.root, "modules"), {}) if shared else {}
+        self._names.pop(main_path, None)
+        self._modules.pop(main_path, None)
 
     def outline(self, path: str) -> Optional[Outline]:
         if path not in self.outlines:
@@ -130,7 +140,7 @@ class Reach:
             return self._modules[path]
         self._modules[path] = False
         out = self.outline(path)
-        found = out is not None and (self._follows(out, out.mentions(out.text))
+        found = out is not None and (self._follows(out, out.whole())
                                      or any(self._star_module(out, base, level) for base, level in out.stars))
         self._modules[path] = found
         return found
@@ -155,10 +165,10 @@ class Reach:
 
     def name(self, path: str, name: str) -> bool:
         """Whether the object ``name`` of this module may reach a backward when used."""
-        key = (path, name)
-        if key in self._names:
-            return self._names[key]
-        self._names[key] = False
+        known = self._names.setdefault(path, {})
+        if name in known:
+            return known[name]
+        known[name] = False
         out = self.outline(path)
         uses = out.uses(name) if out is not None else None
         if out is None:
@@ -171,7 +181,7 @@ class Reach:
             found = self._imported(out, out.imports[name])
         else:  # maybe from a star import
             found = any(self._via_star(out, base, level, name) for base, level in out.stars)
-        self._names[key] = found
+        known[name] = found
         return found
 
     def _via_star(self, out: Outline, base: str, level: int, name: str) -> bool:
@@ -206,7 +216,7 @@ class Reach:
         if out is None:
             return set()
         names = {n for n, spec in out.imports.items() if self._imported(out, spec)}
-        _frees, _names, chains = out.mentions(out.text)
+        _frees, _names, chains = out.whole()
         names.update(bound for bound, attrs in chains if self._chain(out, bound, attrs))
         return names
 
@@ -225,6 +235,8 @@ def _outline(path: str, unsaved: Optional[str]) -> Optional[Outline]:
     if hit is not None and hit[0] == stamp:
         _OUTLINES.move_to_end(path)
         return hit[1]
+    if hit is not None:
+        _ANSWERS.clear()  # a file changed: answers that went through it may no longer hold
     try:
         outline = Outline(path, read_python(path))
     except SourceError:
@@ -235,8 +247,12 @@ def _outline(path: str, unsaved: Optional[str]) -> Optional[Outline]:
     return outline
 
 
+_ANSWERS: dict = {}  # (project root, "names" | "modules") -> answers
+
+
 def clear_outlines() -> None:
     _OUTLINES.clear()
+    _ANSWERS.clear()
 
 
 class _Importer:
