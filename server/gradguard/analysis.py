@@ -125,13 +125,19 @@ class Analysis:
         self._engine, self._positions, self._main = engine, positions, main
         self._facts: Optional[Facts] = None  # the hover index, built on first use
 
-    def fact_at(self, line: int, column: int, cell: Optional[int] = None):
-        """The hover fact for the innermost tensor name or backward call at a position."""
+    @property
+    def facts(self) -> Optional[Facts]:
+        """The hover index (None when the analysis kept no facts); plain data once built."""
         if self._engine is None:
             return None
         if self._facts is None:
             self._facts = Facts(self._engine, self._positions, self._main)
-        return self._facts.at(line, column, cell)
+        return self._facts
+
+    def fact_at(self, line: int, column: int, cell: Optional[int] = None):
+        """The hover fact for the innermost tensor name or backward call at a position."""
+        facts = self.facts
+        return facts.at(line, column, cell) if facts is not None else None
 
 
 def project_root(path: str) -> str:
