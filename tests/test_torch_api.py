@@ -972,6 +972,25 @@ def test_backward_call_signature(name):
         assert params[spec["tensors"]] in ("tensors", "outputs")
     assert params[spec["retain_pos"]] == "retain_graph"
     assert params[spec["create_pos"]] == "create_graph"
+    assert params[spec["inputs_pos"]] == "inputs"
+
+
+def test_inputs_limit_what_a_backward_frees():
+    """``autograd.grad(out, inputs)`` and ``backward(inputs=...)`` run only the graph between
+    the outputs and the inputs: a part off those paths survives for a later backward."""
+    w_trunk = torch.randn(3, requires_grad=True)
+    w_head = torch.randn(3, requires_grad=True)
+    trunk = (w_trunk * 2).exp()
+    out = (trunk * w_head).sum()
+    torch.autograd.grad(out, [w_head])
+    (trunk * 3).sum().backward()  # the trunk's saved tensors are intact
+    trunk2 = (w_trunk * 2).exp()
+    out2 = (trunk2 * w_head).sum()
+    out2.backward(inputs=[w_head])
+    assert w_trunk.grad is not None and w_head.grad is not None
+    trunk2.sum().backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        out2.backward(inputs=[w_head])  # what it walked (the product with the head) was freed
 
 
 @pytest.mark.parametrize("flag", ["retain_pos", "create_pos", None])
@@ -1273,7 +1292,7 @@ def test_table_shapes():
     assert not (set(api.FUNCTIONS) & (api.FACTORIES | api.COPY_CONSTRUCTORS))
     assert not (api.FACTORIES & api.COPY_CONSTRUCTORS)
     for spec in api.BACKWARD_CALLS.values():
-        assert {"tensors", "retain_pos", "create_pos"} <= set(spec) <= {"tensors", "retain_pos",
+        assert {"tensors", "retain_pos", "create_pos", "inputs_pos"} <= set(spec) <= {"tensors", "retain_pos", "inputs_pos",
                                                                         "create_pos", "returns"}
         assert spec.get("returns", "grads") == "grads"
     assert all(isinstance(v, bool) for v in api.RESULT_FIELDS.values())

@@ -764,6 +764,9 @@ class Engine:
             if type(index) is Const and (base.oid, ("k", index.value)) in st.heap:
                 return st.heap[(base.oid, ("k", index.value))]
             return self._weak(st.heap.get((base.oid, "*"), UNKNOWN))
+        if tb is Layer and base.children and type(index) is Const and isinstance(index.value, int) \
+                and -len(base.children) <= index.value < len(base.children):
+            return base.children[index.value]  # nn.Sequential(...)[i]
         if tb is Obj:
             getitem = base.cls.lookup("__getitem__")
             if type(getitem) is Func:
@@ -1318,9 +1321,11 @@ class Engine:
         seg = self.new_seg(site, saves, roots)
         if not seg.direct and any(t.leaf and t.roots for t, _ in ts):
             seg.direct = True  # consumes a requires_grad leaf (a parameter) itself
+        below = frozenset().union(*(t.segs for t, _ in ts))
+        if not below <= seg.deps:
+            seg.deps = seg.deps | below
         via = _merge_entries(ts)
-        return Tensor(grad if st.grad else MAYBE, False,
-                      frozenset().union(*(t.segs for t, _ in ts)) | {seg}, roots, via,
+        return Tensor(grad if st.grad else MAYBE, False, below | {seg}, roots, via,
                       all(t.exact for t, _ in ts), frozenset().union(*(t.weak for t, _ in ts)))
 
     def new_seg(self, site, saves, roots) -> Seg:
@@ -1381,6 +1386,10 @@ class Engine:
         if type(target) in (Box, Iter):
             ts = list(tensors_in(self.iter_elem(target, st, node)))
         segs = frozenset().union(*(t.segs for t in ts)) if ts else frozenset()
+        walked = self.walked(segs, args, kwargs, spec, st)
+        if walked is not None:  # gradients asked for some inputs only: the rest is not run
+            segs = walked
+            ts = [Tensor(t.grad, t.leaf, t.segs & walked, t.roots, t.via, t.exact, t.weak & walked) for t in ts]
         hits = [s for s in segs if s in st.freed]
         if hits:
             self.reuse(node, ts, hits, st)
@@ -1410,6 +1419,26 @@ class Engine:
         if type(inputs) is Tensor:
             return Tup((grad,))
         return Iter(grad)
+
+    def walked(self, segs, args, kwargs, spec, st) -> Optional[frozenset]:
+        """With ``inputs``, the segments on a path from the outputs down to an input: built
+        from that input's own leaf, or from a value carrying all of the input's graph. None
+        when every segment is walked (no inputs given); empty when the inputs are unknown."""
+        pos = spec.get("inputs_pos")
+        if "inputs" in kwargs:
+            inputs = kwargs["inputs"][0]
+        elif pos is not None and len(args) > pos:
+            inputs = args[pos][0]
+        else:
+            return None
+        if type(inputs) in (Box, Iter):
+            inputs = self.iter_elem(inputs, st, None)
+        xs = [x for x in tensors_in(inputs)]
+        if not xs:
+            return frozenset()  # nothing known is asked for: nothing known is walked
+        below = frozenset().union(*(x.segs for x in xs))
+        return frozenset(s for s in segs if s not in below and any(
+            (x.roots & s.roots) if x.leaf else (x.segs and x.segs <= s.deps) for x in xs))
 
     def reuse(self, node, ts, hits, st) -> None:
         # a graph without a known requires_grad origin was built only from values we could not

@@ -233,10 +233,13 @@ REQUIRES_GRAD_SETTER = "requires_grad_"
 #   returns: "grads" when the call returns the gradients (a tuple, one per input); else None.
 # (positions count the arguments after the receiver: t.backward(gradient, retain_graph,
 # create_graph); create_graph=True also retains the graph: retain_graph defaults to create_graph.)
+# ``inputs``: the tensors gradients are asked for; the call runs (and frees) only the part of
+# the graph between the outputs and them.
 BACKWARD_CALLS = {
-    "Tensor.backward": {"tensors": None, "retain_pos": 1, "create_pos": 2},
-    "torch.autograd.backward": {"tensors": 0, "retain_pos": 2, "create_pos": 3},
-    "torch.autograd.grad": {"tensors": 0, "retain_pos": 3, "create_pos": 4, "returns": "grads"},
+    "Tensor.backward": {"tensors": None, "retain_pos": 1, "create_pos": 2, "inputs_pos": 3},
+    "torch.autograd.backward": {"tensors": 0, "retain_pos": 2, "create_pos": 3, "inputs_pos": 5},
+    "torch.autograd.grad": {"tensors": 0, "retain_pos": 3, "create_pos": 4, "inputs_pos": 1,
+                            "returns": "grads"},
 }
 
 # Context managers / decorators that switch graph recording.

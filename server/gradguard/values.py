@@ -38,7 +38,7 @@ class Seg:
     """A graph segment: the backward node(s) built by one op site in one context."""
 
     __slots__ = ("site", "ctx", "old", "saves", "path", "stmt", "roots", "order", "current", "uid",
-                 "direct")
+                 "direct", "deps")
 
     def __init__(self, site, ctx, old, saves, path, stmt, roots, order, uid):
         self.site: ast.AST = site
@@ -52,6 +52,7 @@ class Seg:
         self.current: Optional["Seg"] = None  # for an old segment: its current counterpart
         self.uid = uid  # creation rank: orders choices between segments so results are stable
         self.direct = False  # built straight from a requires_grad leaf, not only from other graph
+        self.deps: frozenset = frozenset()  # the segments its inputs carried: the graph below it
 
     @property
     def what(self) -> str:
