@@ -741,7 +741,9 @@ class Engine:
     e_SetComp = e_ListComp
 
     def e_GeneratorExp(self, node, st):
-        return Iter(self.comprehension(node, st, [node.elt])[0])
+        # lazy, as Python's: each step computes its element then, so a loop over it (or over a
+        # zip of it) builds a fresh graph every iteration
+        return Iter(wrap=("genexp", node))
 
     def e_DictComp(self, node, st):
         key, value = self.comprehension(node, st, [node.key, node.value])
@@ -1155,6 +1157,8 @@ class Engine:
                 return self.invoke(fn, list(args), dict(kwargs), st, node, bound, generator=True)
             if v.wrap is not None:
                 kind = v.wrap[0]
+                if kind == "genexp":
+                    return self._comprehension(v.wrap[1], st, [v.wrap[1].elt])[0]
                 if kind == "range":
                     return _counter(v.wrap[1], first)
                 if kind == "enumerate":
