@@ -15,9 +15,11 @@
 #                           built for the target's platform; the client puts the one matching the
 #                           interpreter first on PYTHONPATH
 # The platform wheels are fetched with `pip download --platform` (as Ruff and Microsoft's Python-tool
-# extensions ship per-platform builds) into build/vsix-wheels/, which later runs reuse: only a new
-# version of a dependency is downloaded again.
-# --allow-package-all-secrets: vsce's secret scan takes ~5 min over the ~7000 bundled library files.
+# extensions ship per-platform builds) into build/vsix-wheels/, which later runs reuse as they are
+# (GRADGUARD_VSIX_REFRESH=1 asks the registry for newer versions again).
+# --allow-package-all-secrets --allow-package-env-file: vsce's secret and .env scans take ~50 CPU-s
+# per package over the ~7000 bundled library files (ours and PyPI's, with no secrets or .env in them;
+# tests/test_packaging.py checks there is no .env); with both it packs one in ~10 s.
 # Needs: node_modules (npm ci), python3 >= 3.11 with pip, the PyPI registry (or build/vsix-wheels/ filled).
 set -euo pipefail
 
@@ -76,6 +78,9 @@ fetch() {  # fetch DEST PYVERSION PLATFORM-ARGS... -- REQUIREMENTS...
   local dest=$1 version=$2; shift 2
   local args=(); while [ "$1" != "--" ]; do args+=("$1"); shift; done; shift
   mkdir -p "$dest"
+  if [ -z "${GRADGUARD_VSIX_REFRESH:-}" ] && compgen -G "$dest/*.whl" >/dev/null; then
+    return 0  # fetched by an earlier build; GRADGUARD_VSIX_REFRESH=1 fetches the newest again
+  fi
   "${PIP[@]}" download --quiet --only-binary :all: --implementation cp --python-version "$version" \
     "${args[@]}" --dest "$dest" "$@"
 }
@@ -97,8 +102,9 @@ if find "$PURE_DIR" -name '*.so' -o -name '*.pyd' | grep -q .; then
 fi
 
 version=$(node -p 'require("./package.json").version')
-for target in $TARGETS; do
-  STAGE=$BUILD/vsix-$target
+build_target() {
+  local target=$1 v
+  local STAGE=$BUILD/vsix-$target
   rm -rf "$STAGE" && mkdir -p "$STAGE/bundled"
   cp -r "$CLIENT/out" "$STAGE/out"
   node -e '
@@ -112,7 +118,6 @@ for target in $TARGETS; do
   cp -r "$PURE_DIR" "$STAGE/bundled/libs"
   for v in $PY_MINORS; do
     log "$target: bundled/libs-cp3$v: ${COMPILED[*]}"
-    fetch "$WHEELS/$target/cp3$v" "3.$v" $(platforms "$target") -- "${COMPILED[@]}"
     install_from "$WHEELS/$target/cp3$v" "$STAGE/bundled/libs-cp3$v" "3.$v" $(platforms "$target") -- "${COMPILED[@]}"
   done
   find "$STAGE/bundled" -name '__pycache__' -type d -prune -exec rm -rf {} +
@@ -122,10 +127,25 @@ for target in $TARGETS; do
   cp -r server/gradguard "$STAGE/bundled/tool/gradguard"
   find "$STAGE/bundled/tool" -name '__pycache__' -type d -prune -exec rm -rf {} +
 
-  vsix=$OUT_DIR/gradguard-$version-$target.vsix
+  local vsix=$OUT_DIR/gradguard-$version-$target.vsix
   log "$target: vsce package"
   (cd "$STAGE" && "$ROOT/node_modules/.bin/vsce" package --no-dependencies --target "$target" \
-      --allow-missing-repository --allow-package-all-secrets --out "$vsix" >/dev/null)
+      --allow-missing-repository --allow-package-all-secrets --allow-package-env-file --out "$vsix" >/dev/null)
   log "built $vsix ($(du -h "$vsix" | cut -f1))"
-  echo "$vsix"
+}
+
+# Downloads first, one after the other (pip's cache is not made for concurrent writers) ...
+for target in $TARGETS; do
+  for v in $PY_MINORS; do
+    fetch "$WHEELS/$target/cp3$v" "3.$v" $(platforms "$target") -- "${COMPILED[@]}"
+  done
 done
+# ... then the packages side by side: zipping ~7000 files each is most of the time.
+pids=()
+for target in $TARGETS; do
+  build_target "$target" & pids+=($!)
+done
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+[ "$failed" = 0 ] || { echo "a package failed to build" >&2; exit 1; }
+for target in $TARGETS; do echo "$OUT_DIR/gradguard-$version-$target.vsix"; done

@@ -154,6 +154,7 @@ def test_vsix_carries_the_native_wheels_of_its_platform(vsix_files, target):
         assert "extension/bundled/tool/gradguard/docs/rules/GG101.md" in names
         assert "extension/bundled/libs/pygls/__init__.py" in names and "extension/bundled/libs/pathspec/__init__.py" in names
         assert not [n for n in names if n.startswith("extension/bundled/libs/") and n.endswith((".so", ".pyd"))]
+        assert not [n for n in names if n.rsplit("/", 1)[-1].startswith(".env")]  # the build skips that scan
         for minor in MINORS:
             prefix = f"extension/bundled/libs-cp3{minor}/"
             wheel = [n for n in names if n.startswith(prefix + "libcst-") and n.endswith(".dist-info/WHEEL")]
