@@ -26,6 +26,8 @@ from .values import Class, Func
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 log = logging.getLogger("gradguard")
+# Abstract statements shared by the functions nothing called (analysed with unknown arguments).
+ENTRY_BUDGET = 3_000
 
 
 class Parents:
@@ -258,10 +260,15 @@ def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State], reach:
         elif type(value) is Class and value.module is main:
             funcs.extend(v for v in value.attrs.values() if type(v) is Func and v.module is main)
     relevant = _reaching_free(funcs, lambda: reach.reaching_names(main.path))
-    for fn in funcs:
-        if fn.node not in engine.called and fn in relevant:
-                st = State(None, dict(end.globals), dict(end.heap), {}, True)
-                engine.run_entry(main, fn, st)
+    # those that call a backward themselves first; together they get a budget of their own
+    entries = sorted((fn for fn in funcs if fn.node not in engine.called and fn in relevant),
+                     key=lambda fn: not calls_backward(fn.module.source_of(fn.node)))
+    engine.limit = min(engine.limit, engine.executed + ENTRY_BUDGET)
+    for fn in entries:
+        if engine.executed >= engine.limit:
+            engine.truncated.append((fn.node, main.path))
+            break
+        engine.run_entry(main, fn, State(None, dict(end.globals), dict(end.heap), {}, True))
 
 
 def _reaching_free(funcs: list, imported) -> set:

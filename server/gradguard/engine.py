@@ -31,8 +31,8 @@ CONTEXT_DEPTH = 2
 # Budgets, in abstract statements executed. Past its budget a call is abandoned and its result
 # is unknown (as if it were an unresolved library call); past the file's budget the rest of the
 # file is. Unknown never yields an error-severity finding, so a budget costs recall, not truth.
-FILE_BUDGET = 20_000
-CALL_BUDGET = 1_500
+FILE_BUDGET = 10_000
+CALL_BUDGET = 1_000
 CANCEL_EVERY = 1023  # statements between two looks at the cancel callback (a power of two less one)
 
 
