@@ -52,6 +52,10 @@ def test_gitignore_and_exclude_are_honoured(tmp_path):
     assert files == sorted(["keep_tmp.py", os.path.join("pkg", "m.py"), "main.py"]), files
     # a walk that starts below the repository root still reads the root's .gitignore
     assert shown(run_check("--show-files", "pkg", cwd=tmp_path)) == [os.path.join("pkg", "m.py")]
+    # a folder named on the command line is searched, though ignored (its own .gitignore applies)
+    write(tmp_path / "generated" / ".gitignore", "skip.py\n")
+    write(tmp_path / "generated" / "skip.py")
+    assert shown(run_check("--show-files", "generated", cwd=tmp_path)) == [os.path.join("generated", "g.py")]
     # a file named on the command line is analysed whatever ignores it
     proc = run_check("-q", "generated/g.py", "legacy/old.py", cwd=tmp_path)
     assert [(n, line) for n, line, _ in findings(proc.stdout)] == [("g.py", BUGGY_LINE), ("old.py", BUGGY_LINE)]

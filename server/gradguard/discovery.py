@@ -2,7 +2,8 @@
 
 - A file named on the command line is always analysed (whatever its name), or rejected with a
   message when it is missing, a directory entry that is not a regular file (a FIFO, a device),
-  or unreadable.
+  or unreadable.  A folder named on the command line is searched even if ``.gitignore`` leaves
+  it out (the ``.gitignore`` rules below it still apply).
 - In a directory, ``*.py`` and ``*.ipynb`` regular files are analysed unless ``.gitignore``
   (every ``.gitignore`` from the repository root down to the file, as git reads them) or the
   config's ``exclude`` leaves them out.  Only virtual environments (any folder holding a
@@ -81,13 +82,20 @@ class _GitIgnores:
         verdict = None
         for directory in reversed(chain):  # deeper .gitignore files override shallower ones
             spec = self._spec(directory)
-            if spec is None:
+            if spec is None or self._names_ignored(spec, directory, top):
                 continue
             rel = os.path.relpath(path, directory).replace(os.sep, "/") + ("/" if is_dir else "")
             result = spec.check_file(rel)
             if result.include is not None:
                 verdict = result.include
         return bool(verdict)
+
+    def _names_ignored(self, spec, directory: str, top: str) -> bool:
+        """Whether ``spec`` (of ``directory``, above ``top``) ignores the folder the user named:
+        then it says nothing inside it (a named folder is analysed, like a named file)."""
+        if top == directory or not top.startswith(directory):
+            return False
+        return bool(spec.check_file(os.path.relpath(top, directory).replace(os.sep, "/") + "/").include)
 
 
 def is_environment(directory: str) -> bool:
