@@ -17,13 +17,15 @@ MAX_CALL_TEXT = 60
 
 
 class Facts:
-    """Hover facts of one analysed module, looked up by (cell, line)."""
+    """Hover facts of one analysed module, looked up by (cell, line). Once built it holds plain
+    data only (no engine state), so it is small and can be pickled to another process."""
 
     def __init__(self, engine, positions, main):
         self._positions, self._main = positions, main
         self._lines: dict[str, list[str]] = {}
         self.index: dict = {}
         self._build(engine)
+        del self._positions, self._main, self._lines
 
     def at(self, line: int, column: int, cell: Optional[int] = None):
         """The innermost tensor name or backward call holding a position."""

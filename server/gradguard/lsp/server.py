@@ -1,11 +1,12 @@
 """The GradGuard language server: pygls glue around the engine and the fixes/hover/config modules.
 
-Analyses run in one worker thread (worker.py) on frozen snapshots (documents.py), the most
-recently edited document first. A newer version of a document stops the analysis of the older
-one mid-run (the engine's ``cancel`` hook) and drops it if it has not started, so stale results
-are never computed to the end, let alone published. Hovers and quick-fix lists answer from the
-last finished result (hovers through the lines an edit left unchanged) and never wait for a
-running analysis; hover indexes are built on their own thread, off the event loop.
+Analyses run in a child process (analyser.py), fed by one worker thread (worker.py) with frozen
+snapshots (documents.py), the most recently edited document first. A newer version of a
+document stops the analysis of the older one mid-run (the engine's ``cancel`` hook) and drops
+it if it has not started, so stale results are never computed to the end, let alone published.
+Hovers and quick-fix lists answer from the last finished result (hovers through the lines an
+edit left unchanged) and never wait for a running analysis; each result brings its hover index,
+built in the child.
 """
 from __future__ import annotations
 
@@ -16,9 +17,6 @@ import gc
 import sys
 import threading
 import traceback
-import weakref
-from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Optional
@@ -30,13 +28,13 @@ from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__, rules
-from ..analysis import Analysis, Cancelled, analyze_cells, analyze_source
+from ..facts import Facts
 from ..config import Config, EditorSettings, load_project_config, parse_editor_settings
 from ..findings import Finding, Location
 from ..fixes import FixError, fix_all_edits, fix_edits, fix_from_data, fix_to_data, suppression_edit
 from ..hover import fact_hover, rule_hover, suppressed_code_at
-from ..sources import SourceError
 from . import documents
+from .analyser import Analyser, Job
 from .convert import (Positions, action_data, diagnostic, diagnostics, finding_data, finding_from_data,
                       workspace_edit)
 from .documents import Snapshot
@@ -45,12 +43,7 @@ from .protocol import Protocol, read_messages
 from .worker import Worker
 
 DEBOUNCE_SECONDS = 0.15
-IDLE_SECONDS = 0.3  # after this long without edits, hover facts are prepared in the background
-ANALYSES_KEPT = 3  # documents whose full analysis (for hovers) stays in memory; others keep findings
 HOVER_WAIT_SECONDS = 1.0  # a hover on a document with no analysis at all waits this long for one
-# The analysis thread hands the GIL to the event loop after at most this long (CPython's
-# default is 5 ms, paid several times per hover: reading, handling, writing).
-SWITCH_INTERVAL = 0.001
 FIX_ALL_KIND = "source.fixAll.gradguard"
 SUPPRESS_TITLE = {"en": "Suppress {code} on this line", "zh-cn": "在此行忽略 {code}"}
 FIX_ALL_TITLE = {"en": "GradGuard: fix all", "zh-cn": "GradGuard：全部修复"}
@@ -73,13 +66,12 @@ class Result:
 
     snap: Snapshot
     gen: int  # settings generation it was computed under
-    analysis: Optional[Analysis]
+    facts: Optional[Facts]  # the hover index (None: no analysis ran)
     findings: list[Finding]
     diagnostics: dict[str, list[lsp.Diagnostic]]
     error: Optional[str] = None
     keep_previous: bool = False  # e.g. a syntax error mid-edit: the last good diagnostics stay
     warnings: tuple[str, ...] = field(default=())
-    evicted: bool = False  # ``analysis`` was dropped to bound memory; hovers re-analyse
 
 
 class GradGuardServer(LanguageServer):
@@ -94,10 +86,8 @@ class GradGuardServer(LanguageServer):
         self._tasks: dict[str, asyncio.Task] = {}
         self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
         self._worker = Worker("gradguard-analysis")
-        self._facts_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradguard-facts")
-        self._indexed: weakref.WeakSet = weakref.WeakSet()  # analyses whose hover index is built
+        self.analyser = Analyser()  # the child process, driven from the worker thread only
         self._shown: set[str] = set()
-        self._analysed: OrderedDict[str, None] = OrderedDict()  # keys holding an analysis, LRU
 
     # --- client capabilities -----------------------------------------------------------------
     def supports(self, path: str) -> bool:
@@ -146,22 +136,20 @@ class GradGuardServer(LanguageServer):
         if not editor.enable or config.excludes(snap.path):
             return Result(snap, gen, None, [], empty, warnings=config.warnings)
         root = config.root or self.workspace.root_path
-        cancel = partial(self._stale, snap, gen)
-        try:
-            if snap.notebook:
-                analysis = analyze_cells(list(snap.texts), snap.path, root, facts=True, cancel=cancel)
-            else:
-                analysis = analyze_source(snap.texts[0], snap.path, root, facts=True, cancel=cancel)
-        except Cancelled:
+        job = Job(snap.texts, snap.path, root, snap.notebook)
+        outcome = self.analyser.run(job, cancel=partial(self._stale, snap, gen))
+        if outcome.cancelled:
             return None
-        except SourceError as exc:
-            where = f" (line {exc.line})" if exc.line else ""
-            return Result(snap, gen, None, [], empty, error=f"{exc.message}{where}",
-                          keep_previous=exc.line is not None, warnings=config.warnings)
-        findings = [f for f in config.apply(analysis.findings) if snap.is_own_path(f.location.path)]
+        if outcome.crashed:
+            raise RuntimeError(outcome.crashed)
+        if outcome.error:
+            where = f" (line {outcome.error_line})" if outcome.error_line else ""
+            return Result(snap, gen, None, [], empty, error=f"{outcome.error}{where}",
+                          keep_previous=outcome.error_line is not None, warnings=config.warnings)
+        findings = [f for f in config.apply(outcome.findings) if snap.is_own_path(f.location.path)]
         pos = Positions(snap, self.workspace.position_codec)
         related = self.supports("text_document.publish_diagnostics.related_information") or self.pull
-        return Result(snap, gen, analysis, findings, diagnostics(pos, findings, locale, related),
+        return Result(snap, gen, outcome.facts, findings, diagnostics(pos, findings, locale, related),
                       warnings=config.warnings)
 
     async def _run(self, snap: Snapshot) -> Optional[Result]:
@@ -178,21 +166,7 @@ class GradGuardServer(LanguageServer):
             self.log(f"{snap.key}: {result.error}")
         if not result.keep_previous and snap.key in self._latest:
             self.results[snap.key] = result
-            self._keep_analysis(snap.key)
         return result
-
-    def _keep_analysis(self, key: str) -> None:
-        """Many open files must not mean many engine states in memory: keep the recent ones."""
-        self._analysed.pop(key, None)
-        self._analysed[key] = None
-        evicted = False
-        while len(self._analysed) > ANALYSES_KEPT:
-            old, _ = self._analysed.popitem(last=False)
-            if (result := self.results.get(old)) is not None and result.analysis is not None:
-                result.analysis, result.evicted = None, True
-                evicted = True
-        if evicted:
-            gc.collect()  # engine states are full of reference cycles: give their memory back now
 
     async def analyse(self, snap: Snapshot) -> Optional[Result]:
         """The result for ``snap``, sharing an analysis already running for the same version."""
@@ -211,45 +185,29 @@ class GradGuardServer(LanguageServer):
             return cached
         return None
 
-    async def current(self, uri: str, facts: bool = False) -> tuple[Optional[Snapshot], Optional[Result]]:
-        """The open document (or notebook) holding ``uri`` and its up-to-date result
-        (``facts``: with its analysis), waiting for the analysis of this version if needed.
-        Only for what must see this very version: pulled diagnostics, fix-all, resolving a fix."""
+    async def current(self, uri: str) -> tuple[Optional[Snapshot], Optional[Result]]:
+        """The open document (or notebook) holding ``uri`` and its up-to-date result, waiting
+        for the analysis of this version if needed. Only for what must see this very version:
+        pulled diagnostics, fix-all, resolving a fix."""
         key = documents.key_of(self.workspace, uri)
         snap = documents.take(self.workspace, key)
         if snap is None:
             return None, None
         cached = self.finished(key, snap)
-        if cached is not None and not (facts and cached.evicted):
-            if cached.analysis is not None:
-                self._keep_analysis(key)
+        if cached is not None:
             return snap, cached
-        if cached is not None and cached.evicted:
-            self._running.pop(key, None)  # its finished run holds the evicted result
         return snap, await self.analyse(snap)
 
     async def hover_result(self, key: str, snap: Snapshot) -> Optional[Result]:
-        """The last finished result holding an analysis, whatever version it is of; when there
-        is none (never analysed, or evicted), the analysis of ``snap`` if it ends soon."""
+        """The last finished result with hover facts, whatever version it is of; when there is
+        none, the analysis of ``snap`` if it ends soon."""
         cached = self.results.get(key)
-        if cached is not None and cached.gen == self.gen and cached.analysis is not None:
-            self._keep_analysis(key)
+        if cached is not None and cached.gen == self.gen and cached.facts is not None:
             return cached
-        if cached is not None and cached.evicted:
-            self._running.pop(key, None)
         try:
             return await asyncio.wait_for(self.analyse(snap), HOVER_WAIT_SECONDS)
         except asyncio.TimeoutError:
             return None
-
-    async def fact_at(self, analysis: Analysis, line: int, column: int, cell: Optional[int]):
-        """The hover fact at a position; the index is built on the facts thread the first time."""
-        if analysis in self._indexed:
-            return analysis.fact_at(line, column, cell)
-        loop = asyncio.get_running_loop()
-        fact = await loop.run_in_executor(self._facts_pool, analysis.fact_at, line, column, cell)
-        self._indexed.add(analysis)
-        return fact
 
     # --- push diagnostics --------------------------------------------------------------------
     def touch(self, uri: str) -> str:
@@ -291,17 +249,6 @@ class GradGuardServer(LanguageServer):
                 self.workspace_diagnostic_refresh(None)
         else:
             self.publish(result)
-        if result.analysis is not None:  # idle: prepare hover facts (a new edit cancels this)
-            await asyncio.sleep(IDLE_SECONDS)
-            await asyncio.get_running_loop().run_in_executor(self._facts_pool, self._warm, key, result)
-
-    def _warm(self, key: str, result: Result) -> None:
-        """Facts thread: build the hover index, unless the result was superseded or evicted
-        meanwhile (the job holds the result, not the analysis, so eviction frees it)."""
-        analysis = result.analysis
-        if analysis is not None and self.results.get(key) is result:
-            analysis.fact_at(1, 1, None)
-            self._indexed.add(analysis)
 
     def publish(self, result: Result) -> None:
         version = (result.snap.version if not result.snap.notebook
@@ -317,7 +264,6 @@ class GradGuardServer(LanguageServer):
         self.results.pop(key, None)
         self._running.pop(key, None)
         self._latest.pop(key, None)  # a running analysis of it sees this and stops
-        self._analysed.pop(key, None)
         if not self.pull:
             for uri in uris:
                 self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -371,9 +317,9 @@ class GradGuardServer(LanguageServer):
     def shutdown_work(self) -> None:
         for task in self._tasks.values():
             task.cancel()
-        self._latest.clear()  # stops the running analysis at its next look
+        self._latest.clear()
+        self.analyser.cancel()
         self._worker.close()
-        self._facts_pool.shutdown(wait=False, cancel_futures=True)
 
     # --- transport ---------------------------------------------------------------------------
     def _start_io_async(self, stdin=None, stdout=None) -> None:
@@ -419,6 +365,7 @@ server = GradGuardServer()
 
 @server.feature(lsp.INITIALIZE)
 def initialize(ls: GradGuardServer, params: lsp.InitializeParams) -> None:
+    ls.analyser.start()  # its imports take a moment: under way before the first document opens
     ls.locale = rules.locale_of(params.locale)
     ls.editor, warnings = parse_editor_settings(params.initialization_options)
     ls.warn_once(warnings)
@@ -543,7 +490,7 @@ async def hover(ls: GradGuardServer, params: lsp.HoverParams) -> Optional[lsp.Ho
         return lsp.Hover(contents=lsp.MarkupContent(kind=kind, value=text), range=pos.range(where))
 
     result = await ls.hover_result(key, snap)
-    if result is None or result.analysis is None:
+    if result is None or result.facts is None:
         return None
     # The result may be of an older version: look up the same line there, if the edit left it.
     old = result.snap
@@ -554,7 +501,7 @@ async def hover(ls: GradGuardServer, params: lsp.HoverParams) -> Optional[lsp.Ho
     old_line = line if lines_map is None else lines_map.to_old(line)
     if old_line is None:
         return None
-    fact = await ls.fact_at(result.analysis, old_line, column, old_cell)
+    fact = result.facts.at(old_line, column, old_cell)
     if fact is None:
         return None
     where = fact.location
@@ -725,7 +672,6 @@ def start(argv: list[str]) -> int:
     # Everything loaded so far (pygls, lsprotocol, libcst, jedi) lives as long as the server:
     # keep it out of the collector's full passes, which otherwise stall diagnostics.
     gc.freeze()
-    sys.setswitchinterval(SWITCH_INTERVAL)
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
