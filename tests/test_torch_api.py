@@ -1353,3 +1353,10 @@ def test_distribution_sample_draws_without_grad(name):
         assert drawn.grad_fn is None and not drawn.requires_grad
     assert not hasattr(torch.Tensor, name), "a tensor method of that name would be severed too"
     assert torch.distributions.Normal(mu, 1.0).rsample().requires_grad  # the one that keeps grad
+
+
+@pytest.mark.parametrize("name", sorted(api.TENSOR_CLASSES))
+def test_tensor_classes(name):
+    cls = resolve(name)
+    assert isinstance(torch.randn(2), cls) and isinstance(torch.nn.Parameter(torch.randn(2)), cls)
+    assert isinstance((torch.randn(2) * 2), cls) and not isinstance((torch.randn(2),), cls)

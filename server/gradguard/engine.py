@@ -1021,6 +1021,8 @@ class Engine:
             if owner is not None and first is not None:
                 return Super(first, owner)
             return UNKNOWN
+        if name == "isinstance" and len(vals) == 2:
+            return _isinstance(vals[0], vals[1])
         if name == "getattr" and len(vals) >= 2 and type(vals[1]) is Const and isinstance(vals[1].value, str):
             return self.attr(vals[0], vals[1].value, st, node)
         if name in ("list", "dict", "set"):
@@ -1665,6 +1667,29 @@ def _empty(st: State, box: Box) -> None:
         del st.heap[key]
     if box.kind == "list":
         st.heap[(box.oid, "items")] = Tup(())
+
+
+_PYTHON_TYPES = {"tuple": (Tup,), "list": (Box,), "dict": (Box,), "set": (Box,)}
+
+
+def _isinstance(v: Val, cls: Val) -> Val:
+    """``isinstance`` where the answer is certain: a tensor is a ``torch.Tensor`` and no
+    container; a tuple is no tensor. Anything else is unknown."""
+    if type(cls) is Tup:
+        answers = [_isinstance(v, c) for c in cls.items]
+        if any(a == Const(True) for a in answers):
+            return Const(True)
+        return Const(False) if answers and all(a == Const(False) for a in answers) else UNKNOWN
+    tensor_class = type(cls) is LibRef and cls.qual in api.TENSOR_CLASSES
+    python_class = type(cls) is Builtin and cls.name in _PYTHON_TYPES
+    if type(v) is Tensor and (tensor_class or python_class):
+        return Const(tensor_class)
+    if type(v) in (Tup, Box) and (tensor_class or python_class):
+        if tensor_class:
+            return Const(False)
+        fits = type(v) in _PYTHON_TYPES[cls.name] and (type(v) is Tup or v.kind == cls.name)
+        return Const(fits)
+    return UNKNOWN
 
 
 def _whole_slice(node) -> bool:

@@ -210,6 +210,9 @@ SEVER_METHODS = frozenset({"detach", "item", "tolist", "numpy", "argmax", "argmi
                            # fresh tensors like the receiver, without its graph
                            # (new_tensor(t) copies t detached, with a warning)
                            "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
+# The class every tensor (parameters included) is an instance of, for ``isinstance`` checks.
+TENSOR_CLASSES = frozenset({"torch.Tensor"})
+
 # Converters that, given data that is not a tensor (lists, NumPy arrays, numbers, whatever a
 # third-party library returned), make a fresh leaf that does not require grad. Given a tensor
 # they keep its graph (FUNCTIONS).
