@@ -1123,6 +1123,9 @@ def test_module_parameter_method(name):
     got = recipe_for(PARAMETER_METHOD_RECIPES, name)(getattr(m, name)())
     assert {id(p) for p in got} == {id(m[0].weight), id(m[0].bias), id(m[1].weight), id(m[1].bias)}
     assert all(isinstance(p, nn.Parameter) and p.requires_grad and p.is_leaf for p in got)
+    pairs = all(isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
+                for item in getattr(m, name)())
+    assert pairs == (name in api.MODULE_NAMED_METHODS)
 
 
 SELF_METHOD_ARGS = {

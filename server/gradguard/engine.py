@@ -1025,9 +1025,24 @@ class Engine:
             return _isinstance(vals[0], vals[1])
         if name == "getattr" and len(vals) >= 2 and type(vals[1]) is Const and isinstance(vals[1].value, str):
             return self.attr(vals[0], vals[1].value, st, node)
+        if name == "dict" and vals and type(vals[0]) in (Box, Iter, Tup):
+            return self.dict_of(vals[0], node, st)
         if name in ("list", "dict", "set"):
             return Box((node, self.frame.ctx), name)
         return UNKNOWN
+
+    def dict_of(self, source: Val, node, st) -> Box:
+        """``dict(pairs)`` / ``OrderedDict(pairs)`` / ``dict(other_dict)``: the values kept."""
+        box = Box((node, self.frame.ctx), "dict")
+        self.allocate(box.oid, st)
+        if type(source) is Box and source.kind == "dict":
+            value = st.heap.get((source.oid, "*"))
+        else:
+            pair = self.iter_elem(source, st, node)
+            value = pair.items[1] if type(pair) is Tup and len(pair.items) == 2 else None
+        if value is not None:
+            st.heap[(box.oid, "*")] = value
+        return box
 
     def method_call(self, bound: Bound, args, kwargs, node, st) -> Val:
         recv, name = bound.recv, bound.name
@@ -1039,7 +1054,8 @@ class Engine:
             return self.tensor_method(recv, name, args, kwargs, node, st)
         if t is Layer or (t is Obj and recv.cls.is_module):
             if name in api.MODULE_PARAMETER_METHODS:
-                return Iter(self.parameters(recv, st))
+                params = self.parameters(recv, st)
+                return Iter(Tup((UNKNOWN, params)) if name in api.MODULE_NAMED_METHODS else params)
             if name in api.MODULE_SELF_METHODS:
                 if name == api.REQUIRES_GRAD_SETTER and args and _truth(args[0][0]) is False:
                     self.freeze(self.module_roots(recv, st, 0), st)
@@ -1192,6 +1208,8 @@ class Engine:
 
     # ----------------------------------------------------------------- torch
     def torch_call(self, qual: str, args, kwargs, node, st) -> Val:
+        if qual in _DICT_CLASSES:
+            return self.builtin_call("dict", args, kwargs, node, st)
         if qual in api.COPIES:
             return self.copy_value(args[0][0] if args else UNKNOWN, node, st)
         if not (qual == "torch" or qual.startswith("torch.")):
@@ -1669,6 +1687,7 @@ def _empty(st: State, box: Box) -> None:
         st.heap[(box.oid, "items")] = Tup(())
 
 
+_DICT_CLASSES = frozenset({"collections.OrderedDict", "typing.OrderedDict"})
 _PYTHON_TYPES = {"tuple": (Tup,), "list": (Box,), "dict": (Box,), "set": (Box,)}
 
 
