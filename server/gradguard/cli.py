@@ -168,7 +168,9 @@ def check(args) -> int:
 
     cache = None
     if not args.no_cache:
-        cache = Cache(args.cache_dir or os.path.join(config.root or os.getcwd(), DIRNAME), {"analysis": 1})
+        # like Ruff's: in the project that configures GradGuard, else where the command runs
+        home = config.root if config.source else os.getcwd()
+        cache = Cache(args.cache_dir or os.path.join(home, DIRNAME), {"analysis": 1})
     progress = _Progress(len(found.files), not args.quiet)
     results = analyse_all(found.files, jobs, cache, progress)
     progress.close()

@@ -57,7 +57,7 @@ class Config:
     extend_select: tuple[str, ...] = ()
     #: later layers of selection (the command line), applied over this config's own
     layers: tuple[Layer, ...] = ()
-    #: where it came from, for messages: "<path>: tool.gradguard"
+    #: where it came from, "<path>: tool.gradguard"; None when the pyproject.toml has no such table
     source: str | None = None
 
     @functools.cached_property
@@ -201,9 +201,12 @@ def load_project_config(start_dir: str) -> Config:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         config = Config(root=str(pyproject.parent), warnings=(f"{pyproject}: {exc}",))
     else:
-        table = data.get("tool", {}).get("gradguard", {})
+        tool = data.get("tool", {})
+        table = tool.get("gradguard", {}) if isinstance(tool, Mapping) else {}
         config = parse_project_table(table, root=str(pyproject.parent),
                                      where=f"{pyproject}: tool.gradguard")
+        if not (isinstance(tool, Mapping) and "gradguard" in tool):
+            config = dataclasses.replace(config, source=None)
     _cache[pyproject] = (mtime, config)
     return config
 
