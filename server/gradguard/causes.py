@@ -233,6 +233,14 @@ def _stale_fixes(reuse, locate, main_path, parents, trained_roots) -> list:
     fixes: list[Fix] = []
     in_main = reuse.module.path == main_path
     scope = _repeating_scope(node, parents) if in_main else None
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and stale.path == main_path \
+            and isinstance(value, Tensor) and not _within(stale.stmt, scope):
+        # a helper that backwards what its caller built: the caller's loop is what repeats
+        loops = [loop for seg in value.segs - set(reuse.hits) if seg.path == main_path
+                 for loop in [_loop_of(seg.stmt, parents)]
+                 if loop is not None and not _within(stale.stmt, loop) and not _within(loop, scope)]
+        if loops:
+            scope = max(loops, key=lambda loop: (loop.lineno, loop.col_offset))
     if isinstance(stale.old, ast.AST) and scope is not None and _within(node, stale.old):
         return _carried_fixes(reuse, locate, main_path, parents, stale.old)
     fresh = (value.segs if isinstance(value, Tensor) else frozenset()) - set(reuse.hits)
@@ -277,8 +285,16 @@ def _carried_fixes(reuse, locate, main_path, parents, loop) -> list:
     lines = [f"{n} = tuple(t.detach() for t in {n})" if isinstance(reuse.carriers[n], Tup)
              else f"{n} = {n}.detach()" for n in names]
     what = ", ".join(f"`{n}`" for n in names)
+    # after the backward, or after the last statement of the iteration that assigns a carrier
+    # (``state = next_state``), so that what flows into the next iteration is the detached value
+    anchor = stmt
+    if any(s is stmt for s in loop.body):
+        later = loop.body[next(i for i, s in enumerate(loop.body) if s is stmt) + 1:]
+        assigning = [s for s in later if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                     and {ast.unparse(t) for t in _targets(s)} & set(names)]
+        anchor = assigning[-1] if assigning else stmt
     return [Fix("insert_after", f"Detach {what} after the backward, so the next iteration starts a new graph",
-                (("after", locate(stmt, main_path)),), preferred=True, texts=(("statement", "\n".join(lines)),))]
+                (("after", locate(anchor, main_path)),), preferred=True, texts=(("statement", "\n".join(lines)),))]
 
 
 def _read_before_written(loop) -> set:
@@ -370,6 +386,16 @@ def _targets(stmt):
 def _retain(call, locate, main_path, preferred) -> Fix:
     return Fix("retain_graph", f"Keep the graph for the later backward: `retain_graph=True` in {short(call)}",
                (("call0", locate(call, main_path)),), preferred=preferred)
+
+
+def _loop_of(node, parents):
+    """The innermost loop around ``node`` in its own function."""
+    cur = parents.parent(node)
+    while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(cur, (ast.For, ast.While, ast.AsyncFor)):
+            return cur
+        cur = parents.parent(cur)
+    return None
 
 
 def _repeating_scope(node, parents):
