@@ -52,13 +52,14 @@ BUILTINS = frozenset({
 
 
 class Frame:
-    __slots__ = ("func", "module", "ctx", "returns", "loops", "caller")
+    __slots__ = ("func", "module", "ctx", "returns", "loops", "caller", "elements")
 
     def __init__(self, func, module, ctx, caller=None):
         self.func, self.module, self.ctx = func, module, ctx
         self.caller = caller  # (statement, path) of the call that made this frame
         self.returns: list = []
         self.loops: list = []
+        self.elements: dict = {}  # loop variable -> the list whose elements it walks (``for p in ps``)
 
 
 class LoopCtx:
@@ -233,7 +234,12 @@ class Engine:
             self.assign(node.target, self.iter_elem(iterable, s, node.iter, first), s)
             return self.block(node.body, s)
 
+        walks = type(iterable) is Box and type(node.target) is ast.Name
+        if walks:
+            self.frame.elements[node.target.id] = iterable
         out = self.loop(node, st, step, node.orelse)
+        if walks:
+            self.frame.elements.pop(node.target.id, None)
         if out is not None and _walks_container(iterable):
             out.promote_weak()
         return out
@@ -1280,6 +1286,11 @@ class Engine:
             receiver = node.func.value
             if isinstance(receiver, ast.Name):
                 st.bind(receiver.id, out)
+                box = self.frame.elements.get(receiver.id)
+                if box is not None and flag:  # ``for p in params: p.requires_grad_()`` changes the list's elements
+                    key = (box.oid, "*")
+                    st.heap[key] = join(st.heap[key], out) if key in st.heap else out
+                    _forget_items(st, box)
             return out
         if name in api.TENSOR_METHODS:
             return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()),
