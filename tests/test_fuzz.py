@@ -1,0 +1,38 @@
+"""A few seconds of fuzzing: mutated fixtures and generated programs are analysed without a
+crash (a SourceError is a clean refusal) and without running away. bench/fuzz.py runs the full
+count and reports times."""
+from __future__ import annotations
+
+import hypothesmith
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from fuzzcases import MUTATIONS, judge, mutants, seeds
+
+LIMIT = 20.0  # CPU-seconds: far above any budget, only a runaway analysis reaches it
+
+
+@pytest.fixture(scope="module")
+def directory(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("fuzz"))
+
+
+def test_every_mutation_changes_some_fixture():
+    import random
+    text = seeds()[0]
+    for name, mutate in MUTATIONS.items():
+        assert any(mutate(text, random.Random(n)) != text for n in range(5)), name
+
+
+@pytest.mark.parametrize("name,text", list(mutants(60, seed=1)), ids=lambda v: v if v.startswith("mutant") else "")
+def test_mutated_fixtures(directory, name, text):
+    verdict = judge(name, text, directory, LIMIT)
+    assert verdict.outcome in ("ok", "refused"), (verdict, text[:2000])
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(source=hypothesmith.from_grammar())
+def test_generated_programs(directory, source):
+    verdict = judge("generated", source, directory, LIMIT)
+    assert verdict.outcome in ("ok", "refused"), (verdict, source[:2000])
