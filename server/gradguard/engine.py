@@ -237,9 +237,16 @@ class Engine:
         walks = type(iterable) is Box and type(node.target) is ast.Name
         if walks:
             self.frame.elements[node.target.id] = iterable
+        # ``for i in range(len(xs))``: lists indexed by i (xs and the lists filled alongside it,
+        # ``values[i]``, ``log_probs[i]``) are read element after element, from the first
+        indexed = _index_loop(node)
+        if indexed:
+            self.frame.elements[("index", node.target.id)] = True
         out = self.loop(node, st, step, node.orelse)
         if walks:
             self.frame.elements.pop(node.target.id, None)
+        if indexed:
+            self.frame.elements.pop(("index", node.target.id), None)
         if out is not None and _walks_container(iterable):
             out.promote_weak()
         return out
@@ -771,6 +778,8 @@ class Engine:
         if tb is Box:
             if type(index) is Const and (base.oid, ("k", index.value)) in st.heap:
                 return st.heap[(base.oid, ("k", index.value))]
+            if type(node.slice) is ast.Name and ("index", node.slice.id) in self.frame.elements:
+                return _strong(st.heap.get((base.oid, "*"), UNKNOWN))  # the loop reads them all
             return self._weak(st.heap.get((base.oid, "*"), UNKNOWN))
         if tb is Layer and base.children and type(index) is Const and isinstance(index.value, int) \
                 and -len(base.children) <= index.value < len(base.children):
@@ -1720,6 +1729,19 @@ def _isinstance(v: Val, cls: Val) -> Val:
         fits = type(v) in _PYTHON_TYPES[cls.name] and (type(v) is Tup or v.kind == cls.name)
         return Const(fits)
     return UNKNOWN
+
+
+def _index_loop(node: ast.For) -> bool:
+    """``for i in range(len(xs))`` or ``for i in reversed(range(len(xs)))``."""
+    it = node.iter
+    if _call_of(it, "reversed") and len(it.args) == 1:
+        it = it.args[0]
+    return type(node.target) is ast.Name and _call_of(it, "range") and len(it.args) == 1 \
+        and _call_of(it.args[0], "len") and len(it.args[0].args) == 1
+
+
+def _call_of(node, name: str) -> bool:
+    return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == name and not node.keywords
 
 
 def _whole_slice(node) -> bool:
