@@ -12,6 +12,7 @@ The VS Code test saves screenshots to docs/screenshots/vscode-*.png.
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -37,7 +38,8 @@ def _run(cmd: list[str], timeout: int, env: dict[str, str] | None = None) -> sub
 @pytest.fixture(scope="module")
 def vsix() -> Path:
     """The extension as users get it, built by `npm run package` (about 30 s)."""
-    proc = _run(["npm", "run", "--silent", "package"], timeout=900)
+    target = {"aarch64": "linux-arm64", "arm64": "linux-arm64"}.get(platform.machine(), "linux-x64")
+    proc = _run(["npm", "run", "--silent", "package", "--", target], timeout=900)  # this machine's only
     assert proc.returncode == 0, f"npm run package failed:\n{proc.stderr[-3000:]}"
     path = Path(proc.stdout.strip().splitlines()[-1])
     assert path.suffix == ".vsix" and path.is_file(), proc.stdout[-2000:]
