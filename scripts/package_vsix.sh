@@ -15,12 +15,12 @@
 #                           built for the target's platform; the client puts the one matching the
 #                           interpreter first on PYTHONPATH
 # The platform wheels are fetched with `pip download --platform` (as Ruff and Microsoft's Python-tool
-# extensions ship per-platform builds) into build/vsix-wheels/, which later runs reuse as they are
-# (GRADGUARD_VSIX_REFRESH=1 asks the registry for newer versions again).
+# extensions ship per-platform builds) into ~/.cache/gradguard/vsix-wheels/ (GRADGUARD_VSIX_WHEELS),
+# which later runs reuse as they are (GRADGUARD_VSIX_REFRESH=1 asks the registry for newer versions).
 # --allow-package-all-secrets --allow-package-env-file: vsce's secret and .env scans take ~50 CPU-s
 # per package over the ~7000 bundled library files (ours and PyPI's, with no secrets or .env in them;
 # tests/test_packaging.py checks there is no .env); with both it packs one in ~10 s.
-# Needs: node_modules (npm ci), python3 >= 3.11 with pip, the PyPI registry (or build/vsix-wheels/ filled).
+# Needs: node_modules (npm ci), python3 >= 3.11 with pip, the PyPI registry (or the wheel cache filled).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,7 +29,8 @@ if [ $# -gt 0 ]; then TARGETS="$*"; else TARGETS=${GRADGUARD_VSIX_TARGETS:-$ALL_
 PY_MINORS=${GRADGUARD_PY_MINORS:-"10 11 12 13"}
 PYTHON=${PYTHON:-python3}
 BUILD=$ROOT/build
-WHEELS=$BUILD/vsix-wheels
+# Outside the checkout, so that a fresh clone on the same machine (CI) reuses the downloads.
+WHEELS=${GRADGUARD_VSIX_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/gradguard/vsix-wheels}
 OUT_DIR=$ROOT/dist
 log() { printf '[package] %s\n' "$*" >&2; }
 
@@ -78,8 +79,10 @@ fetch() {  # fetch DEST PYVERSION PLATFORM-ARGS... -- REQUIREMENTS...
   local dest=$1 version=$2; shift 2
   local args=(); while [ "$1" != "--" ]; do args+=("$1"); shift; done; shift
   mkdir -p "$dest"
-  if [ -z "${GRADGUARD_VSIX_REFRESH:-}" ] && compgen -G "$dest/*.whl" >/dev/null; then
-    return 0  # fetched by an earlier build; GRADGUARD_VSIX_REFRESH=1 fetches the newest again
+  # everything already there from an earlier build? (GRADGUARD_VSIX_REFRESH=1 asks for newer ones)
+  if [ -z "${GRADGUARD_VSIX_REFRESH:-}" ] && "${PIP[@]}" download --quiet --no-index --find-links "$dest" \
+      --only-binary :all: --implementation cp --python-version "$version" "${args[@]}" --dest "$dest" "$@" 2>/dev/null; then
+    return 0
   fi
   "${PIP[@]}" download --quiet --only-binary :all: --implementation cp --python-version "$version" \
     "${args[@]}" --dest "$dest" "$@"

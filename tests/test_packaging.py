@@ -3,7 +3,7 @@ install that checks a project, the pre-commit hook run by real pre-commit, and t
 .vsix files with the right native libcst inside.
 
 Marked ``packaging``: they need the package registries (or warm pip / npm caches). The .vsix
-build reuses build/vsix-wheels/ between runs, so after the first it takes a few minutes.
+build reuses ~/.cache/gradguard/vsix-wheels/ between runs, so after the first it takes a few minutes.
 """
 from __future__ import annotations
 
