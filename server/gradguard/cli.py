@@ -13,12 +13,13 @@ import argparse
 import os
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Optional
 
 from . import __version__
 from .cache import DIRNAME, Cache, file_hash, finding_from_data
-from .config import Config, load_project_config
+from .config import SEVERITIES, Config, load_project_config
 from .discovery import discover
 from .findings import Finding
 from .output import FORMATS, Report, display_path, statistics
@@ -120,12 +121,10 @@ def _selection(args) -> Layer:
 
 def _summary(n_files: int, cached: int, seconds: float, findings: list[Finding], problems: int,
              fixed: int, verb: str) -> str:
-    counts = {}
-    for f in findings:
-        counts[f.severity] = counts.get(f.severity, 0) + 1
-    found = ", ".join(f"{n} {sev}{'s' if n != 1 and sev in ('error', 'warning') else ''}"
-                      for sev, n in sorted(counts.items(), key=lambda kv: ("error", "warning", "info", "hint").index(kv[0])
-                                           if kv[0] in ("error", "warning", "info", "hint") else 9)) or "no findings"
+    counts = Counter(f.severity for f in findings)
+    order = sorted(counts, key=lambda sev: SEVERITIES.index(sev) if sev in SEVERITIES else len(SEVERITIES))
+    found = ", ".join(f"{counts[sev]} {sev}{'s' if counts[sev] != 1 and sev in ('error', 'warning') else ''}"
+                      for sev in order) or "no findings"
     files = f"{n_files} file{'s' if n_files != 1 else ''}"
     parts = [f"gradguard: {files} analysed in {seconds:.2f} s" + (f" ({cached} from cache)" if cached else "")
              + f": {found}"]
