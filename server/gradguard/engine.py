@@ -1305,7 +1305,10 @@ class Engine:
             return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()),
                            api.TENSOR_METHODS[name], st)
         if api.is_in_place_method(name):
-            if t.leaf and t.grad == YES:
+            frozen = t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots)
+            if frozen and st.grad is not False:
+                self.absorb(t.roots, args, st)
+            elif t.leaf and t.grad == YES:
                 st.mark_stepped()
                 self.trained |= t.roots
             return t
@@ -1324,6 +1327,8 @@ class Engine:
         inputs = list(args)
         if layer.root is not None and (layer.root, "frozen") not in st.heap:
             inputs.append((Tensor(YES, True, roots=frozenset({layer.root})), None))
+        elif layer.root is not None and (layer.root, "absorbed") in st.heap:
+            inputs.append((st.heap[(layer.root, "absorbed")], None))
         out = self.op(node, inputs, layer.spec.get("saves"), st)
         returns = layer.spec.get("returns", "tensor")
         if returns == "output_and_hidden_pair":  # LSTM: (output, (h, c))
@@ -1331,6 +1336,19 @@ class Engine:
         if returns != "tensor":
             return Tup((out, out))
         return out
+
+    def absorb(self, roots, args, st: State) -> None:
+        """``t.mul_(a).add_((1 - a) * s)`` with grad on, on weights that do not require grad
+        (an EMA teacher's): they now hold the graph of what was added, and pass it on."""
+        graphs = [t for v, _ in args for t in tensors_in(v) if t.segs]
+        if not graphs:
+            return
+        added = graphs[0]
+        for t in graphs[1:]:
+            added = join(added, t)
+        for r in roots:
+            key = (r, "absorbed")
+            st.heap[key] = join(st.heap[key], added) if key in st.heap else added
 
     def freeze(self, roots, st: State) -> None:
         """``requires_grad_(False)`` on parameters: modules built from them no longer add graph."""
@@ -1344,8 +1362,13 @@ class Engine:
         for v, n in inputs:
             tv = type(v)
             if tv is Tensor:
-                if v.leaf and v.roots and all((r, "frozen") in heap for r in v.roots):
-                    continue  # a frozen parameter adds no graph
+                if v.leaf and v.roots:
+                    for r in v.roots:  # graph an in-place update wrote into these weights
+                        absorbed = heap.get((r, "absorbed"))
+                        if absorbed is not None:
+                            ts.append((absorbed, n))
+                    if all((r, "frozen") in heap for r in v.roots):
+                        continue  # a frozen parameter adds no graph of its own
                 ts.append((v, n))
                 continue
             if tv is Box:  # torch.cat([a, b]) / torch.stack(xs): every element is consumed
