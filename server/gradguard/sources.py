@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import tokenize
+import warnings
 from dataclasses import dataclass
 
 # Larger files are refused with a message rather than analysed slowly.
@@ -116,7 +117,10 @@ def parse(text: str, path: str) -> ast.Module:
     if len(text) > MAX_LINE_CHARS:
         _check_line_lengths(text, path)
     try:
-        return ast.parse(text, filename=path)
+        with warnings.catch_warnings():  # "is not callable; perhaps you missed a comma?", "\d"
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return ast.parse(text, filename=path)
     except SyntaxError as exc:
         col = exc.offset if exc.offset and exc.offset > 0 else None
         raise SourceError(f"{path}:{exc.lineno}: syntax error: {exc.msg}", exc.lineno, col) from None
@@ -177,7 +181,9 @@ def strip_magics(cell: str) -> str:
 
 def _parses(text: str) -> bool:
     try:
-        ast.parse(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
         return True
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
