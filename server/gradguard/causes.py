@@ -71,32 +71,21 @@ class _Names:
         return node is self.parents.tree or self.parents.parent(node) is not None
 
     def translate(self, expr, seg, home):
-        """``expr`` (code at ``seg``'s site) as written in function ``home``, or None if unknown."""
+        """The text of ``expr`` (code at ``seg``'s site) as written in function ``home``, or None."""
         if seg.path != self.main_path or not self._in_main(expr):
             return None
-        fn = self.home(expr)
+        text, base, fn = ast.unparse(expr), _base_name(expr), self.home(expr)
         for call in seg.ctx:
             if fn is home:
-                return expr
-            if fn is None or not self._in_main(call):
+                return text
+            if fn is None or base is None or not self._in_main(call):
                 return None
-            base = expr
-            while isinstance(base, ast.Attribute):
-                base = base.value
-            if not isinstance(base, ast.Name):
-                return None
-            arg = _argument_for(fn, call, base.id)
+            arg = _argument_for(fn, call, base)
             if arg is None:
                 return None
-            if base is not expr:  # self.trunk with self -> net: net.trunk
-                expr = ast.parse(ast.unparse(expr).replace(base.id, ast.unparse(arg), 1), mode="eval").body
-                ast.copy_location(expr, call)
-                expr.end_lineno, expr.end_col_offset = call.end_lineno, call.end_col_offset
-                self.parents._parent[id(expr)] = call  # so that home(expr) is the caller's function
-            else:
-                expr = arg
-            fn = self.home(call)
-        return expr if fn is home else None
+            text = ast.unparse(arg) + text[len(base):]  # self.trunk with self -> net: net.trunk
+            base, fn = _base_name(arg), self.home(call)
+        return text if fn is home else None
 
     def roots(self, stale, home) -> dict:
         """root -> its name in function ``home``, for the parameters a module call put in the graph."""
@@ -115,7 +104,14 @@ class _Names:
         if ast.unparse(func) != root.name and not (isinstance(func, ast.Name) and (made_elsewhere or is_param)):
             return {}
         here = self.translate(func, stale, home)
-        return {root: ast.unparse(here)} if here is not None else {}
+        return {root: here} if here is not None else {}
+
+
+def _base_name(expr):
+    """``net`` of ``net.trunk.weight``; None for anything but a name or a chain of attributes."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
 
 
 def _argument_for(fn, call, name: str, declared_only: bool = False):
