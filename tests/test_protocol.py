@@ -271,6 +271,7 @@ def test_notifications_leave_no_future_behind():
         await asyncio.sleep(0.1)
         left = len(ls.protocol._request_futures)
         ls.shutdown_work()
+        ls.analyser.stop()
         return left
 
     assert asyncio.run(drive()) < 5
