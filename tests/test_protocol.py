@@ -206,6 +206,7 @@ def test_batches_refuse_each_request(raw):
     b"\r\n\r\n",                                                       # blank lines alone
     b"Content-Length: 2\r\n\r\n{}}}}}}",                               # trailing bytes after a body
     b"Content-Length: 5\r\n\r\n[1, 2, 3, 4]",                          # a length too small
+    b"x" * 300_000 + b"\r\n",                                          # a huge line of garbage
 ])
 def test_malformed_headers_lose_nothing_after_them(raw, garbage):
     initialized(raw)

@@ -21,6 +21,7 @@ from functools import partial
 from typing import Any, Optional
 
 from lsprotocol import types as lsp
+from pygls.io_ import StdinAsyncReader
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,7 @@ SERVER_NOT_INITIALIZED = -32002
 _CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)", re.IGNORECASE)
 MAX_BODY = 256 * 1024 * 1024  # larger bodies are skipped unread (a 10 MB file escaped is < 64 MB)
 _SKIP_CHUNK = 1024 * 1024
+MAX_HEADER_LINE = 64 * 1024  # a longer "header" line is read in pieces of this size
 
 
 def _is_id(value: Any) -> bool:
@@ -163,6 +165,13 @@ class Protocol(LanguageServerProtocol):
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
+
+
+class StdinReader(StdinAsyncReader):
+    """pygls's stdin reader, whose ``readline`` would take a gigabyte without a newline whole."""
+
+    def readline(self):
+        return self.loop.run_in_executor(self.executor, self.stdin.readline, MAX_HEADER_LINE)
 
 
 async def read_messages(stop_event, reader, protocol: Protocol) -> None:

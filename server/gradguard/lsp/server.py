@@ -24,7 +24,7 @@ from typing import Any, Optional
 from lsprotocol import types as lsp
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcInvalidParams
-from pygls.io_ import StdinAsyncReader, StdoutWriter
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__, rules
@@ -39,7 +39,7 @@ from .convert import (Positions, action_data, diagnostic, diagnostics, finding_d
                       workspace_edit)
 from .documents import Snapshot
 from .linemap import LineMap
-from .protocol import Protocol, read_messages
+from .protocol import Protocol, StdinReader, read_messages
 from .worker import Worker
 
 DEBOUNCE_SECONDS = 0.15
@@ -325,7 +325,7 @@ class GradGuardServer(LanguageServer):
     def _start_io_async(self, stdin=None, stdout=None) -> None:
         """pygls's stdio loop, with :func:`protocol.read_messages` reading the stream."""
         self._stop_event = threading.Event()
-        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        reader = StdinReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
             asyncio.run(read_messages(self._stop_event, reader, self.protocol))
