@@ -5,7 +5,7 @@
 
 Files come from the real-code corpus (``bench/real/corpus.py`` builds it): the ``--scripts``
 longest training scripts (files with a ``.backward(`` call, up to ``--max-lines``) and the
-``--slowest`` files of the corpus's longest ones (timed here with ``analyze_source``). Prints
+``--slowest`` files of the corpus (each file timed once here with ``analyze_source``). Prints
 p50/p95 of
   * didChange -> publishDiagnostics, the server's debounce subtracted, one edit at a time;
   * a typing burst (edits ``DEBOUNCE`` + 50 ms apart, each arriving while the previous one is
@@ -68,10 +68,11 @@ def training_scripts(files, count: int, max_lines: int) -> list[tuple[Path, str]
 
 
 def slowest(files, count: int, candidates: int, root: Path) -> list[tuple[Path, str, float]]:
-    """The ``count`` slowest of the ``candidates`` longest files, by CPU time of one analysis."""
-    longest = sorted(files, key=lambda f: -f[1].count("\n"))[:candidates]
+    """The ``count`` slowest of the ``candidates`` longest files (0: of all), by CPU time of one
+    analysis here (in one process, so with the module cache of the files timed before)."""
+    longest = sorted(files, key=lambda f: -f[1].count("\n"))[:candidates or None]
     timed = []
-    for path, text in longest:
+    for path, text in longest if count else ():
         project = root / path.relative_to(root).parts[0]
         start = time.process_time()
         try:
@@ -297,33 +298,38 @@ async def main() -> None:
     parser.add_argument("--scripts", type=int, default=20)
     parser.add_argument("--max-lines", type=int, default=2200)
     parser.add_argument("--slowest", type=int, default=3)
-    parser.add_argument("--candidates", type=int, default=40, help="longest files timed to find the slowest")
+    parser.add_argument("--candidates", type=int, default=0,
+                        help="how many of the longest files are timed to find the slowest (0: all, about a minute)")
     parser.add_argument("--edits", type=int, default=12)
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="5 scripts, 1 slow file, 4 edits, 40 files")
     args = parser.parse_args()
     if args.quick:
-        args.scripts, args.slowest, args.candidates, args.edits, args.files = 5, 1, 10, 4, 40
+        args.scripts, args.slowest, args.candidates, args.edits, args.files = 5, 1, 40, 4, 40
     if not args.corpus.is_dir():
         sys.exit(f"no corpus at {args.corpus}: run  python bench/real/corpus.py  first")
     root = args.corpus.resolve()
     files = corpus_files(root)
     scripts = training_scripts(files, args.scripts, args.max_lines)
-    print(f"corpus: {len(files)} files; {len(scripts)} training scripts of "
-          f"{min(t.count(chr(10)) for _, t in scripts)}-{max(t.count(chr(10)) for _, t in scripts)} lines")
+    sizes = [t.count("\n") for _, t in scripts] or [0]
+    print(f"corpus: {len(files)} files; {len(scripts)} training scripts of {min(sizes)}-{max(sizes)} lines")
     slow = slowest(files, args.slowest, args.candidates, root)
     for path, text, seconds in slow:
         print(f"slow file: {path.relative_to(root)} ({text.count(chr(10))} lines, "
               f"{seconds * 1000:.0f} ms CPU for one analysis in-process)")
     figures = Figures()
-    await bench_push(scripts, root, args.edits, figures, "scripts")
-    await bench_push([(p, t) for p, t, _ in slow], root, max(2, args.edits // 3), figures, "slowest")
-    await bench_pull(scripts, root, max(2, args.edits // 2), figures, "scripts")
+    if scripts:
+        await bench_push(scripts, root, args.edits, figures, "scripts")
+    if slow:
+        await bench_push([(p, t) for p, t, _ in slow], root, max(2, args.edits // 3), figures, "slowest")
+    if scripts:
+        await bench_pull(scripts, root, max(2, args.edits // 2), figures, "scripts")
     print("latency (wall clock):")
     figures.print()
-    print("memory:")
-    by_length = sorted(files, key=lambda f: -f[1].count("\n"))
-    await bench_memory(random.Random(0).sample(by_length[:len(by_length) // 2], args.files), root)
+    if args.files:
+        print("memory:")
+        by_length = sorted(files, key=lambda f: -f[1].count("\n"))
+        await bench_memory(random.Random(0).sample(by_length[:len(by_length) // 2], args.files), root)
 
 
 if __name__ == "__main__":
