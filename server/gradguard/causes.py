@@ -319,14 +319,25 @@ def _read_before_written(loop) -> set:
                 if isinstance(st.target, ast.Name) and st.target.id not in written:
                     exposed.add(st.target.id)
                 writes(st.target)
-            elif isinstance(st, (ast.If, ast.While)):
+            elif isinstance(st, ast.If):  # written after it only if written on both branches
                 reads(st.test)
+                before = set(written)
+                visit(st.body)
+                in_body = set(written)
+                written.intersection_update(before)
+                visit(st.orelse)
+                written.intersection_update(in_body)
+                written.update(before)
+            elif isinstance(st, (ast.While, ast.For, ast.AsyncFor)):  # may run no time at all
+                before = set(written)
+                if isinstance(st, ast.While):
+                    reads(st.test)
+                else:
+                    reads(st.iter)
+                    writes(st.target)
                 visit(st.body)
                 visit(st.orelse)
-            elif isinstance(st, (ast.For, ast.AsyncFor)):
-                reads(st.iter)
-                writes(st.target)
-                visit(st.body)
+                written.intersection_update(before)
             elif isinstance(st, (ast.With, ast.AsyncWith)):
                 for item in st.items:
                     reads(item.context_expr)
