@@ -75,7 +75,8 @@ class Outline:
                     self.imports[asname or name] = (base, len(dots), name)
         for names in _IMPORT.findall(text):
             for name, asname in _ALIAS.findall(names):
-                if name != "*":
+                # torch is never the project's (and ``torch.``/``nn.``/``F.`` chains are legion)
+                if name != "*" and name != "torch" and not name.startswith("torch."):
                     self.modules[asname or name.split(".")[0]] = (name if asname else name.split(".")[0],
                                                                   bool(asname))
 
@@ -102,8 +103,10 @@ class Outline:
         names.discard(own)
         chains = set()
         for bound in idents & self.modules.keys():
-            for tail in re.findall(rf"\b{bound}((?:\s*\.\s*\w+)+)", chunk):
-                chains.add((bound, tuple(part.strip() for part in tail.split(".")[1:])))
+            # a literal first lets the regex engine skip ahead; the word boundary is checked after
+            for m in re.finditer(rf"{re.escape(bound)}((?:\s*\.\s*\w+)+)", chunk):
+                if m.start() == 0 or not (chunk[m.start() - 1].isalnum() or chunk[m.start() - 1] in "_."):
+                    chains.add((bound, tuple(part.strip() for part in m.group(1).split(".")[1:])))
         return calls_backward(chunk), names, chains
 
 

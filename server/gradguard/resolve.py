@@ -47,6 +47,7 @@ class Project:
         self.overlay = overlay or {}  # path -> unsaved text (editor buffers)
         self._jedi_project = None
         self.read: set[str] = set()  # every project file whose text was looked at
+        self.imported_bytes = 0  # source loaded for imports, cached or not (the cost is parsing it)
 
     def dependencies(self, main: str) -> tuple[str, ...]:
         return tuple(sorted((self.read | self.modules.keys()) - {main}))
@@ -58,10 +59,12 @@ class Project:
         if path in self.modules:
             return self.modules[path]
         self.read.add(path)
-        if len(self.modules) >= MAX_MODULES:
-            return None  # a sprawling import graph: further modules stay unknown
-        self.modules[path] = None  # an import cycle sees an empty module
         stamp = file_stamp(path) if path not in self.overlay else None
+        size = len(self.overlay[path]) if stamp is None else (stamp[1] if stamp else 0)
+        if len(self.modules) >= MAX_MODULES or self.imported_bytes + size > MAX_IMPORTED_BYTES:
+            return None  # a sprawling import graph: further modules stay unknown
+        self.imported_bytes += size
+        self.modules[path] = None  # an import cycle sees an empty module
         cached = _LOADED.get(path)
         if stamp is not None and cached is not None and cached[0] == stamp:
             _LOADED.move_to_end(path)
@@ -152,6 +155,7 @@ def _module_file(base: str, parts: list) -> Optional[str]:
 # analyses (``gradguard check`` over a directory, an editor re-analysing on every keystroke):
 # a module's top level is interpreted once while its file is unchanged.
 MAX_MODULES = 64
+MAX_IMPORTED_BYTES = 800_000  # about 20,000 lines: a fifth of a second of parsing
 MAX_CACHED_MODULES = 256
 # Statements an imported module's top level may run before its calls stop being followed.
 IMPORT_BUDGET = 20_000
