@@ -225,9 +225,9 @@ class Reach:
 
 
 # Outlines of unchanged files, kept across analyses (a directory check, an editor's keystrokes):
-# a few hundred bytes each, so many fit.
+# each keeps its text (what a name mentions is read lazily), so a thousand or so.
 _OUTLINES: "OrderedDict[str, tuple]" = OrderedDict()
-MAX_OUTLINES = 4096
+MAX_OUTLINES = 1024
 
 
 def _outline(path: str, unsaved: Optional[str]) -> Optional[Outline]:

@@ -83,9 +83,7 @@ class Project:
         self.modules[path] = module
         # (a module met through an import cycle keeps the names it had by then, as Python does)
         if stamp is not None:
-            _LOADED[path] = (stamp, module)
-            while len(_LOADED) > MAX_CACHED_MODULES:
-                _LOADED.popitem(last=False)
+            _cache_module(path, stamp, module)
         return module
 
     def find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
@@ -157,17 +155,34 @@ def _module_file(base: str, parts: list) -> Optional[str]:
 MAX_MODULES = 64
 MAX_IMPORTED_BYTES = 800_000  # about 20,000 lines: a fifth of a second of parsing
 MAX_CACHED_MODULES = 256
+# and at most this much of their source: a syntax tree takes about 40 times its text
+MAX_CACHED_BYTES = 2_000_000
+_cached_bytes = 0
 # Statements an imported module's top level may run before its calls stop being followed.
 IMPORT_BUDGET = 20_000
 _LOADED: "OrderedDict[str, tuple]" = OrderedDict()
+
+
+def _cache_module(path: str, stamp, module: ModuleInfo) -> None:
+    global _cached_bytes
+    old = _LOADED.pop(path, None)
+    if old is not None:
+        _cached_bytes -= len(old[1].text)
+    _LOADED[path] = (stamp, module)
+    _cached_bytes += len(module.text)
+    while len(_LOADED) > MAX_CACHED_MODULES or (_cached_bytes > MAX_CACHED_BYTES and len(_LOADED) > 1):
+        _, (_, evicted) = _LOADED.popitem(last=False)
+        _cached_bytes -= len(evicted.text)
 
 
 def clear_caches() -> None:
     """Forget loaded modules and file probes (benchmarks start each project cold)."""
     from .engine import forget_calls
 
+    global _cached_bytes
     forget_calls()
     _LOADED.clear()
+    _cached_bytes = 0
     _PROBES.clear()
     _FOUND.clear()
 
