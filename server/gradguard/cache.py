@@ -29,12 +29,14 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def file_hash(path: str) -> Optional[str]:
+def file_hash(path: str, limit: Optional[int] = None) -> Optional[str]:
+    """The hash of a file's bytes; None when unreadable or over ``limit`` bytes (never read past it)."""
     try:
         with open(path, "rb") as fh:
-            return content_hash(fh.read())
+            data = fh.read() if limit is None else fh.read(limit + 1)
     except OSError:
         return None
+    return None if limit is not None and len(data) > limit else content_hash(data)
 
 
 # --- findings as JSON ------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from .discovery import discover
 from .findings import Finding
 from .output import FORMATS, Report, display_path, statistics
 from .selection import Layer, SelectionError, parse_selectors
+from .sources import MAX_BYTES
 
 PROGRESS_AFTER = 2.0  # seconds before a terminal run starts showing progress
 PROGRESS_EVERY = 0.2
@@ -71,7 +72,8 @@ def analyse_all(files: list[str], jobs: int, cache: Optional[Cache], progress: _
     results: dict[str, tuple] = {}
     todo: list[tuple[str, Optional[str]]] = []
     for path in files:
-        digest = file_hash(path) if cache is not None else None
+        # an over-size file is not hashed whole: the analysis refuses it with a message
+        digest = file_hash(path, MAX_BYTES) if cache is not None else None
         entry = cache.lookup(path, digest) if digest is not None else None
         if entry is None:
             todo.append((path, digest))
