@@ -260,7 +260,7 @@ def _stale_fixes(reuse, locate, main_path, parents, trained_roots) -> list:
                          (("before", locate(scope.body[0], main_path)),), preferred=True,
                          texts=(("statement", "\n".join(ast.unparse(s) for s in chain)),)))
     if own_graph and stale.path == main_path and isinstance(stmt, (ast.Assign, ast.AnnAssign)) \
-            and stmt.value is not None:
+            and stmt.value is not None and stale.what not in _differentiated_names(parents.tree):
         fixes.append(Fix("no_grad", f"Compute `{stale.what}` under `torch.no_grad()` (line {stmt.lineno})",
                          (("stmt", locate(stmt, stale.path)),), preferred=not fixes))
         fixes.append(Fix("detach", f"Detach `{stale.what}` where it is computed: `.detach()`",
@@ -393,6 +393,45 @@ def _targets(stmt):
 def _retain(call, locate, main_path, preferred) -> Fix:
     return Fix("retain_graph", f"Keep the graph for the later backward: `retain_graph=True` in {short(call)}",
                (("call0", locate(call, main_path)),), preferred=preferred)
+
+
+_GRAD_CALLS = ("autograd.grad", "torch.autograd.grad", "grad")
+
+
+def _differentiated_names(tree) -> set:
+    """Names whose graph an ``autograd.grad(outputs, inputs)`` of the file needs: the inputs, the
+    names they are computed from in their function, and what the callers of that function pass
+    for its parameters (a gradient penalty's ``interpolates`` from ``fake``).  Cutting the graph
+    of one of these (detach, no_grad) would make that call raise, so those fixes are not offered."""
+    functions = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    names: set = set()
+    for call in calls:
+        if ast.unparse(call.func) not in _GRAD_CALLS:
+            continue
+        inputs = call.args[1] if len(call.args) > 1 else next(
+            (k.value for k in call.keywords if k.arg == "inputs"), None)
+        if inputs is None:
+            continue
+        home = next((f for f in functions.values() if _within(call, f)), None)
+        found = {n.id for n in ast.walk(inputs) if isinstance(n, ast.Name)}
+        scope = home if home is not None else tree
+        for _ in range(3):  # names computed from names, within the function
+            for st in ast.walk(scope):
+                if isinstance(st, ast.Assign) and {t.id for t in st.targets if isinstance(t, ast.Name)} & found:
+                    found |= {n.id for n in ast.walk(st.value) if isinstance(n, ast.Name)}
+        names |= found
+        if home is not None:  # what the callers pass for the parameters among them
+            params = [a.arg for a in home.args.posonlyargs + home.args.args]
+            for site in calls:
+                if isinstance(site.func, ast.Name) and site.func.id == home.name:
+                    for i, arg in enumerate(site.args):
+                        if i < len(params) and params[i] in found:
+                            names |= {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
+                    for k in site.keywords:
+                        if k.arg in found:
+                            names |= {n.id for n in ast.walk(k.value) if isinstance(n, ast.Name)}
+    return names
 
 
 def _loop_of(node, parents):
