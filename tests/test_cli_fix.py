@@ -124,3 +124,18 @@ def test_fix_in_a_notebook(tmp_path):
     assert "".join(fixed["cells"][2]["source"]) == "y.sum().backward(retain_graph=True)\n"
     assert [c["source"] for c in fixed["cells"][1:2] + fixed["cells"][3:]] == [nb["cells"][1]["source"],
                                                                               nb["cells"][3]["source"]]
+
+
+def test_no_graph_cutting_fix_where_autograd_grad_needs_the_graph(tmp_path):
+    """A WGAN-GP critic loop: detaching `fake` would make the penalty's autograd.grad(scores,
+    interpolates) raise, so only recomputing it is offered, and that runs clean."""
+    from gradguard import analyze_path
+
+    program = tmp_path / "wgan.py"
+    shutil.copy(FIXTURES / "wgan_gp_critic_line_bug.py", program)
+    kinds = [fix.kind for f in analyze_path(str(program)).findings for fix in f.fixes]
+    assert kinds and not {"detach", "no_grad"} & set(kinds), kinds
+    run_check("--fix", "--unsafe-fixes", "--no-cache", "-q", program.name, cwd=tmp_path)
+    oracle = subprocess.run([sys.executable, str(TESTS / "oracle.py"), str(program)], capture_output=True,
+                            text=True, timeout=600)
+    assert json.loads(oracle.stdout)[str(program)]["status"] == "clean", oracle.stdout
