@@ -20,7 +20,7 @@ from typing import Optional
 from . import __version__
 from .cache import DIRNAME, Cache, file_hash, finding_from_data
 from .config import SEVERITIES, Config, load_project_config
-from .discovery import discover
+from .discovery import SUFFIXES, discover
 from .findings import Finding
 from .output import FORMATS, Report, display_path, statistics
 from .selection import Layer, SelectionError, parse_selectors
@@ -35,9 +35,11 @@ PROGRESS_EVERY = 0.2
 def analyse_file(path: str) -> tuple:
     """("ok", findings, dependencies) | ("error", message) | ("internal", message)."""
     from .analysis import analyze_path
-    from .sources import SourceError
+    from .sources import SourceError, parse, read_python
 
     try:
+        if not path.endswith(SUFFIXES):  # named on the command line: it must at least be Python
+            parse(read_python(path), path)
         analysis = analyze_path(path)
     except SourceError as exc:
         return ("error", exc.message)
