@@ -88,3 +88,18 @@ def test_torch_agrees_with_the_marks(program: Path, torch_results):
     rewalks = {(f, line) for f, line in result["rewalks"]}
     assert rewalks == {(f, line) for f, line, c in expected if c == "GG102"}, \
         "GG102 marks differ from the freed graphs torch re-ran"
+
+
+@pytest.mark.parametrize("program", ALL, ids=[f"{p.parent.name}/{p.name}" for p in ALL])
+def test_no_false_error(program):
+    """Precision first: an error-severity finding is a promise that torch raises there. On a
+    correct program there is none; on a buggy one, none but on the line torch raises."""
+    from gradguard import analyze_path
+
+    root = program if program.is_dir() else program.parent
+    expected = {(f, line) for f, line, _ in marks(program)}
+    for file in files(program):
+        for finding in analyze_path(str(file)).findings:
+            if finding.severity == "error":
+                where = (file.relative_to(root).as_posix(), finding.location.line)
+                assert where in expected, f"false error at {where}: {finding.message}"

@@ -23,7 +23,7 @@ from . import torch_api as api
 from .state import Ager, FreeInfo, State, join_states
 from .values import (MAYBE, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Obj, Optim, Root, Seg, Super, Tensor,
-                     LibRef, Tup, Unknown, Val, join, tensors_in)
+                     LibRef, Partial, Tup, Unknown, Val, join, tensors_in)
 
 MAX_LOOP_PASSES = 6
 MAX_CALL_DEPTH = 12
@@ -52,7 +52,7 @@ BUILTINS = frozenset({
 
 
 class Frame:
-    __slots__ = ("func", "module", "ctx", "returns", "loops", "caller", "elements")
+    __slots__ = ("func", "module", "ctx", "returns", "loops", "caller", "elements", "declared")
 
     def __init__(self, func, module, ctx, caller=None):
         self.func, self.module, self.ctx = func, module, ctx
@@ -60,6 +60,7 @@ class Frame:
         self.returns: list = []
         self.loops: list = []
         self.elements: dict = {}  # loop variable -> the list whose elements it walks (``for p in ps``)
+        self.declared: set = set()  # names declared ``global`` here
 
 
 class LoopCtx:
@@ -404,6 +405,10 @@ class Engine:
             outs.append(self.block(case.body, st.copy()))
         return join_states(outs)
 
+    def s_Global(self, node, st):
+        self.frame.declared.update(node.names)
+        return st
+
     def s_Assert(self, node, st):
         self.ev(node.test, st)
         return st
@@ -495,7 +500,10 @@ class Engine:
     def assign(self, target, value: Val, st: State) -> None:
         t = type(target)
         if t is ast.Name:
-            st.bind(target.id, value)
+            if target.id in self.frame.declared:
+                st.globals[target.id] = value
+            else:
+                st.bind(target.id, value)
             if self.collect_facts:
                 self.note_tensor(target, value, st)
         elif t in (ast.Tuple, ast.List):
@@ -915,6 +923,8 @@ class Engine:
             return self.unknown_call(args, kwargs)
         if t is Layer:
             return self.call_layer(callee, args, node, st)
+        if t is Partial:
+            return self.call(callee.func, list(callee.args) + list(args), {**callee.kwargs, **kwargs}, node, st)
         if t is Builtin:
             return self.builtin_call(callee.name, args, kwargs, node, st)
         return self.unknown_call(args, kwargs)
@@ -1223,6 +1233,8 @@ class Engine:
 
     # ----------------------------------------------------------------- torch
     def torch_call(self, qual: str, args, kwargs, node, st) -> Val:
+        if qual in _PARTIALS and args:
+            return Partial(args[0][0], tuple(args[1:]), dict(kwargs))
         if qual in _DICT_CLASSES:
             return self.builtin_call("dict", args, kwargs, node, st)
         if qual in api.COPIES:
@@ -1731,6 +1743,7 @@ def _empty(st: State, box: Box) -> None:
 
 
 _DICT_CLASSES = frozenset({"collections.OrderedDict", "typing.OrderedDict"})
+_PARTIALS = frozenset({"functools.partial"})
 _PYTHON_TYPES = {"tuple": (Tup,), "list": (Box,), "dict": (Box,), "set": (Box,)}
 
 

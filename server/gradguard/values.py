@@ -179,6 +179,15 @@ class Builtin(Val):
         return hash(self.name)
 
 
+class Partial(Val):
+    """``functools.partial(func, *args, **kwargs)``: calling it calls ``func`` with those first."""
+
+    __slots__ = ("func", "args", "kwargs")
+
+    def __init__(self, func, args: tuple, kwargs: dict):
+        self.func, self.args, self.kwargs = func, args, kwargs  # args/kwargs: (value, node) pairs
+
+
 class ModRef(Val):
     """A user module of the project, analysed on import."""
 
