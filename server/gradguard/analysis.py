@@ -27,7 +27,7 @@ from .values import Class, Func
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 log = logging.getLogger("gradguard")
 # Abstract statements shared by the functions nothing called (analysed with unknown arguments).
-ENTRY_BUDGET = 3_000
+ENTRY_BUDGET = 1_000
 
 
 class Parents:

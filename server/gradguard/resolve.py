@@ -153,7 +153,7 @@ def _module_file(base: str, parts: list) -> Optional[str]:
 # analyses (``gradguard check`` over a directory, an editor re-analysing on every keystroke):
 # a module's top level is interpreted once while its file is unchanged.
 MAX_MODULES = 64
-MAX_IMPORTED_BYTES = 800_000  # about 20,000 lines: a fifth of a second of parsing
+MAX_IMPORTED_BYTES = 400_000  # about 10,000 lines: a tenth of a second of parsing
 MAX_CACHED_MODULES = 256
 # and at most this much of their source: a syntax tree takes about 40 times its text
 MAX_CACHED_BYTES = 2_000_000
