@@ -1309,7 +1309,7 @@ VERIFIED_TABLES = {
     "MODULE_CONTAINERS", "MODULE_BASES", "MODULE_PARAMETER_METHODS", "MODULE_SELF_METHODS",
     "OPTIMIZER_PREFIXES", "OPTIMIZER_STEP_METHODS", "COPIES", "RESULT_FIELDS",
     "OPTIMIZER_REPEATS_CLOSURE", "MODULE_HOLDERS", "PYTHON_VALUE_METHODS", "MODULE_PARAMETER_ATTRIBUTES",
-    "DATA_CONVERTERS", "SAMPLE_METHODS", "TENSOR_CLASSES", "MODULE_NAMED_METHODS",
+    "DATA_CONVERTERS", "SAMPLE_METHODS", "TENSOR_CLASSES", "MODULE_NAMED_METHODS", "MODULE_FORWARD_HOOKS",
 }
 
 
@@ -1364,3 +1364,14 @@ def test_tensor_classes(name):
     cls = resolve(name)
     assert isinstance(torch.randn(2), cls) and isinstance(torch.nn.Parameter(torch.randn(2)), cls)
     assert isinstance((torch.randn(2) * 2), cls) and not isinstance((torch.randn(2),), cls)
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_FORWARD_HOOKS))
+def test_forward_hook_sees_the_output_with_its_graph(name):
+    layer = nn.Linear(3, 2)
+    seen = []
+    getattr(layer, name)(lambda module, inputs, output: seen.append((module, inputs, output)))
+    x = torch.randn(4, 3)
+    out = layer(x)
+    (module, inputs, output), = seen
+    assert module is layer and inputs[0] is x and output is out and output.grad_fn is not None

@@ -438,7 +438,8 @@ class Engine:
         is_gen = module.generators.get(id(node))
         if is_gen is None:
             is_gen = module.generators[id(node)] = _is_generator(node, module.source_of(node))
-        fn = Func(node, module, (defaults, kw_defaults), is_gen, grad_mode)
+        closure = dict(st.locals) if st.locals is not None and self.frame.func is not None else None
+        fn = Func(node, module, (defaults, kw_defaults), is_gen, grad_mode, closure)
         st.bind(node.name, fn)
         return st
 
@@ -918,16 +919,25 @@ class Engine:
             if method is None and callee.cls.is_module:
                 method = callee.cls.lookup("__call__")
             if type(method) is Func:
-                return self.call_func(method, [callee] + [a for a, _ in args],
-                                      {k: v for k, (v, _) in kwargs.items()}, st, node, bound=True)
+                out = self.call_func(method, [callee] + [a for a, _ in args],
+                                     {k: v for k, (v, _) in kwargs.items()}, st, node, bound=True)
+                return self.run_hooks(callee, args, out, node, st)
             return self.unknown_call(args, kwargs)
         if t is Layer:
-            return self.call_layer(callee, args, node, st)
+            return self.run_hooks(callee, args, self.call_layer(callee, args, node, st), node, st)
         if t is Partial:
             return self.call(callee.func, list(callee.args) + list(args), {**callee.kwargs, **kwargs}, node, st)
         if t is Builtin:
             return self.builtin_call(callee.name, args, kwargs, node, st)
         return self.unknown_call(args, kwargs)
+
+    def run_hooks(self, module: Val, args, out: Val, node, st: State) -> Val:
+        """Forward hooks registered on the module see (module, inputs, output) after each call."""
+        hooks = st.heap.get((module, "$hooks"))
+        if hooks is not None:
+            for hook in hooks.items:
+                self.call_func(hook, [module, Tup(a for a, _ in args), out], {}, st, node)
+        return out
 
     def unknown_call(self, args, kwargs) -> Val:
         """Something we cannot resolve: it may pass its arguments' graphs on, or not."""
@@ -959,6 +969,8 @@ class Engine:
         shared = fn.module is self.frame.module
         grad = st.grad if fn.grad_mode is None else fn.grad_mode
         locals_ = _bind_params(fn, args, kwargs, unknown_rest)
+        if fn.closure:
+            locals_ = {**fn.closure, **locals_}
         callee = State(locals_, st.globals if shared else fn.module.env, st.heap, st.freed, grad, st.wfreed)
         frame = Frame(fn, fn.module, ctx, (self.stmt, self.frame.module.path))
         saved_frame, saved_stmt, saved_limit = self.frame, self.stmt, self.limit
@@ -1081,6 +1093,11 @@ class Engine:
             if name in api.MODULE_PARAMETER_METHODS:
                 params = self.parameters(recv, st)
                 return Iter(Tup((UNKNOWN, params)) if name in api.MODULE_NAMED_METHODS else params)
+            if name in api.MODULE_FORWARD_HOOKS and args and type(args[0][0]) is Func:
+                key = (recv, "$hooks")
+                hooks = st.heap.get(key)
+                st.heap[key] = Tup((hooks.items if hooks is not None else ()) + (args[0][0],))
+                return UNKNOWN  # the handle
             if name in api.MODULE_SELF_METHODS:
                 if name == api.REQUIRES_GRAD_SETTER and args and _truth(args[0][0]) is False:
                     self.freeze(self.module_roots(recv, st, 0), st)

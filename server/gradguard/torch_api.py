@@ -376,6 +376,8 @@ MODULE_BASES = frozenset({"torch.nn.Module"})
 # parameters() yields the Parameters; named_parameters() yields (name, Parameter) pairs.
 MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})  # yield the parameters
 MODULE_NAMED_METHODS = frozenset({"named_parameters"})  # of those, the ones yielding (name, Parameter)
+# Module methods that register a hook called with (module, inputs, output) after each forward.
+MODULE_FORWARD_HOOKS = frozenset({"register_forward_hook"})
 MODULE_SELF_METHODS = frozenset({"train", "eval", "to", "cuda", "cpu", "float", "double",
                                  "requires_grad_", "half", "bfloat16", "type", "apply",
                                  "share_memory"})  # return the module itself

@@ -198,12 +198,14 @@ class ModRef(Val):
 
 
 class Func(Val):
-    __slots__ = ("node", "module", "defaults", "is_gen", "grad_mode", "owner")
+    __slots__ = ("node", "module", "defaults", "is_gen", "grad_mode", "owner", "closure")
 
-    def __init__(self, node, module, defaults, is_gen, grad_mode):
+    def __init__(self, node, module, defaults, is_gen, grad_mode, closure=None):
         self.node, self.module, self.defaults = node, module, defaults
         self.is_gen, self.grad_mode = is_gen, grad_mode
         self.owner = None  # the Class whose body defines it
+        # a nested def: the enclosing function's variables as they were when it was defined
+        self.closure: Optional[dict] = closure
 
 
 class Class(Val):
