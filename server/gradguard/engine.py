@@ -1291,8 +1291,11 @@ class Engine:
             return Optim(qual, params)
         backward = api.BACKWARD_CALLS.get(qual)
         if backward is not None:
-            return self.backward(node, backward, args[backward["tensors"]][0] if args else UNKNOWN,
-                                 args, kwargs, st)
+            if args:
+                target = args[backward["tensors"]][0]
+            else:  # autograd.grad(outputs=..., inputs=...), autograd.backward(tensors=...)
+                target = kwargs.get("outputs", kwargs.get("tensors", (UNKNOWN, None)))[0]
+            return self.backward(node, backward, target, args, kwargs, st)
         if any(type(v) is Tensor for v, _ in args):
             return self.op(node, list(args) + list(kwargs.values()), None, st)
         return UNKNOWN
@@ -1482,6 +1485,7 @@ class Engine:
         if type(target) in (Box, Iter):
             ts = list(tensors_in(self.iter_elem(target, st, node)))
         segs = frozenset().union(*(t.segs for t in ts)) if ts else frozenset()
+        everything = segs
         walked = self.walked(segs, args, kwargs, spec, st)
         if walked is not None:  # gradients asked for some inputs only: the rest is not run
             segs = walked
@@ -1504,9 +1508,12 @@ class Engine:
                         st.freed[s] = info
         if spec.get("returns") != "grads":
             return NONE
-        if create is True:  # the gradients carry a graph that depends on the one walked
+        if create is True:
+            # the gradients carry a graph that depends on the one walked and, through the saved
+            # values of the ops it differentiated, on the inputs' own graph (an interpolate's
+            # generator): all of the outputs' graph
             seg = self.new_seg(node, True, frozenset().union(*(t.roots for t in ts)) if ts else frozenset())
-            grad = Tensor(YES, False, segs | {seg}, seg.roots, {}, all(t.exact for t in ts))
+            grad = Tensor(YES, False, everything | {seg}, seg.roots, {}, all(t.exact for t in ts))
         else:
             grad = Tensor()
         inputs = args[1][0] if len(args) > 1 else kwargs.get("inputs", (UNKNOWN, None))[0]
