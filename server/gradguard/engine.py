@@ -1149,10 +1149,8 @@ class Engine:
             return NONE
         if name in ("pop", "get", "popitem"):
             return self._weak(st.heap.get(key, UNKNOWN))
-        if name in ("values",):
-            return Iter(self._weak(st.heap.get(key, UNKNOWN)))
-        if name == "items":
-            return Iter(Tup((UNKNOWN, self._weak(st.heap.get(key, UNKNOWN)))))
+        if name in ("values", "items"):  # a view: iterating it walks the whole dict
+            return Iter(wrap=("view", box, name))
         if name == "clear":
             _empty(st, box)
             return NONE
@@ -1186,6 +1184,8 @@ class Engine:
         if t is Tup:
             return set().union(*(self.roots_of(x, st, depth + 1) for x in v.items)) if v.items else set()
         if t is Iter:
+            if v.wrap is not None and v.wrap[0] == "view":  # optimizer(params_dict.values())
+                return self.roots_of(v.wrap[1], st, depth + 1)
             return self.roots_of(v.elem, st, depth + 1) if v.gen is None and v.wrap is None else set()
         return set()
 
@@ -1219,6 +1219,9 @@ class Engine:
                 kind = v.wrap[0]
                 if kind == "genexp":
                     return self._comprehension(v.wrap[1], st, [v.wrap[1].elt])[0]
+                if kind == "view":
+                    elem = self._weak(st.heap.get((v.wrap[1].oid, "*"), UNKNOWN))
+                    return Tup((UNKNOWN, elem)) if v.wrap[2] == "items" else elem
                 if kind == "range":
                     return _counter(v.wrap[1], first)
                 if kind == "enumerate":
