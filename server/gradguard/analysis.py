@@ -247,7 +247,7 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     engine.collect_facts = facts
     engine.cancel = cancel  # called now and then; True makes the analysis raise Cancelled
     end = engine.run_module(main, main.env)
-    _run_uncalled(engine, main, end, reach)
+    _run_uncalled(engine, main, end)
     positions = Positions(project, main, cells)
     parents = Parents(tree)
     findings = []
@@ -264,7 +264,7 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
                     truncated)
 
 
-def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State], reach: Reach) -> None:
+def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State]) -> None:
     """Functions and methods no analysed code called are analysed with unknown arguments,
     those that can reach a backward (their text, or a function they name, mentions one)."""
     if end is None:
@@ -275,7 +275,7 @@ def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State], reach:
             funcs.append(value)
         elif type(value) is Class and value.module is main:
             funcs.extend(v for v in value.attrs.values() if type(v) is Func and v.module is main)
-    relevant = _reaching_free(funcs, lambda: reach.reaching_names(main.path))
+    relevant = _reaching_free(funcs)
     # those that call a backward themselves first; together they get a budget of their own
     entries = sorted((fn for fn in funcs if fn.node not in engine.called and fn in relevant),
                      key=lambda fn: not calls_backward(fn.module.source_of(fn.node)))
@@ -287,18 +287,16 @@ def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State], reach:
         engine.run_entry(main, fn, State(None, dict(end.globals), dict(end.heap), {}, True))
 
 
-def _reaching_free(funcs: list, imported) -> set:
-    """The functions whose text calls a backward, or names one that does, or names an
-    imported object that may reach one (``imported()``: those names, asked only if needed)."""
+def _reaching_free(funcs: list) -> set:
+    """The functions whose text calls a backward, or names one of them that does. (One that
+    reaches a backward only through imported code, a test calling a library's ``fit``, is not
+    an entry: what it would find lies in the library, at a cost the budget is better spent on.)"""
     texts = {fn: fn.module.source_of(fn.node) for fn in funcs}
     relevant = {fn for fn, text in texts.items() if calls_backward(text)}
-    if len(relevant) == len(texts):
-        return relevant
-    names = set(imported())
     changed = True
     while changed:
         changed = False
-        names |= {fn.node.name for fn in relevant}
+        names = {fn.node.name for fn in relevant}
         for fn, text in texts.items():
             if fn not in relevant and any(name in text for name in names):
                 relevant.add(fn)

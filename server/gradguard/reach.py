@@ -213,15 +213,6 @@ class Reach:
         target = self._find(base, level, out.path)
         return target is not None and self.module(target)
 
-    def reaching_names(self, path: str) -> set[str]:
-        """The names bound in a module by imports whose objects may reach a backward."""
-        out = self.outline(path)
-        if out is None:
-            return set()
-        names = {n for n, spec in out.imports.items() if self._imported(out, spec)}
-        _frees, _names, chains = out.whole()
-        names.update(bound for bound, attrs in chains if self._chain(out, bound, attrs))
-        return names
 
 
 # Outlines of unchanged files, kept across analyses (a directory check, an editor's keystrokes):
