@@ -1303,8 +1303,9 @@ class Engine:
             else:  # autograd.grad(outputs=..., inputs=...), autograd.backward(tensors=...)
                 target = kwargs.get("outputs", kwargs.get("tensors", (UNKNOWN, None)))[0]
             return self.backward(node, backward, target, args, kwargs, st)
-        if any(type(v) is Tensor for v, _ in args):
-            return self.op(node, list(args) + list(kwargs.values()), None, st)
+        inputs = list(args) + list(kwargs.values())  # Categorical(logits=...) passes by keyword
+        if any(type(v) is Tensor for v, _ in inputs):
+            return self.op(node, inputs, None, st)
         return UNKNOWN
 
     def copy_value(self, v: Val, node, st) -> Val:
