@@ -288,16 +288,16 @@ class Engine:
     s_AsyncFor = s_For
 
     def s_While(self, node, st):
-        forever = _truth(self.ev(node.test, st)) is True
-
         def step(s, first):
             if _truth(self.ev(node.test, s)) is False:
                 return None
             return self.block(node.body, s)
 
-        return self.loop(node, st, step, node.orelse, forever)
+        # ``while True`` never ends but by break; ``while not done`` ends once the body makes
+        # ``done`` unknown, so the test is judged at the head of the later iterations
+        return self.loop(node, st, step, node.orelse, lambda head: _truth(self.ev(node.test, head.copy())) is True)
 
-    def loop(self, key, st, step, orelse, forever=False):
+    def loop(self, key, st, step, orelse, forever=None):
         """Iterations 1 and 2 are analysed exactly (each from the state the previous one left);
         iterations 3 and later from the fixpoint of the aged back edges. Reports made in a
         fixpoint pass that turns out not to be the last are dropped."""
@@ -328,7 +328,7 @@ class Engine:
         self.created[-1] |= created
         self.frame.loops.pop()
         exits = list(ctx.breaks)
-        if head is not None and not forever:
+        if head is not None and not (forever and forever(head)):
             exits.append(self.block(orelse, head) if orelse else head)
         return join_states(exits)
 
