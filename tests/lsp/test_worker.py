@@ -75,7 +75,7 @@ def test_analysis_process_that_dies_is_replaced(tmp_path):
         pid = analyser._proc.pid
 
         def kill_once():
-            if analyser._proc is not None and analyser._proc.pid == pid and analyser._proc.is_alive():
+            if analyser._proc is not None and analyser._proc.pid == pid and analyser._proc.poll() is None:
                 os.kill(pid, signal.SIGKILL)
             return False
 
