@@ -875,8 +875,8 @@ class Engine:
                     return self.invoke(found, [recv], {}, st, node, bound=True)
                 if "cached_property" in _decorator_names(found.node):
                     # computed on first access, then kept on the instance (with its graph)
-                    value = st.heap[(recv.oid, name)] = self.invoke(found, [recv], {}, st, node, bound=True)
-                    return value
+                    st.heap[(recv.oid, name)] = self.invoke(found, [recv], {}, st, node, bound=True)
+                    return st.heap[(recv.oid, name)]
                 return Bound(recv, name, found)
             if found is not None:
                 return found
