@@ -59,7 +59,11 @@ def _mutated(start: int, count: int, directory: str, limit: float) -> list:
 def work(task: tuple) -> tuple[list, float]:
     """One chunk in a worker: verdicts, with the text of the interesting ones, and peak RSS."""
     kind, start, count, limit = task
+    import warnings
+
     from fuzzcases import peak_rss_mb
+
+    warnings.simplefilter("ignore", SyntaxWarning)  # hypothesmith compiles what it generates
 
     with tempfile.TemporaryDirectory(prefix="gradguard-fuzz-") as directory:
         results = (_generated if kind == "generated" else _mutated)(start, count, directory, limit)
