@@ -54,10 +54,6 @@ class Worker:
         if replaced is not None:
             _settle(replaced[2], None)
 
-    @property
-    def waiting(self) -> int:
-        return len(self._waiting)
-
     def close(self) -> None:
         with self._cond:
             self._closed = True
