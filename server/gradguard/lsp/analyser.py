@@ -15,6 +15,7 @@ which the child's reader thread records and the engine's ``cancel`` hook sees.
 """
 from __future__ import annotations
 
+import atexit
 import gc
 import os
 import pickle
@@ -163,6 +164,7 @@ class Analyser:
         self._next = 0
         self._lock = threading.Lock()  # start/stop may come from the event loop too
         self.restarts = 0
+        atexit.register(self.stop)  # the server's exit ends a child still analysing
 
     def start(self) -> None:
         with self._lock:
