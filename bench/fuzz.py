@@ -53,7 +53,7 @@ def _generated(start: int, count: int, directory: str, limit: float) -> list:
 def _mutated(start: int, count: int, directory: str, limit: float) -> list:
     from fuzzcases import judge, mutants
 
-    return [(judge(name, text, directory, limit), text) for name, text in mutants(count, seed=start)]
+    return [(judge(f"seed {start} {name}", text, directory, limit), text) for name, text in mutants(count, seed=start)]
 
 
 def work(task: tuple) -> tuple[list, float]:
