@@ -351,6 +351,12 @@ def _read_before_written(loop) -> set:
     return exposed
 
 
+def _constructs_object(call: ast.Call) -> bool:
+    """A call of a class by its capitalised name (a Distribution, a dataclass): not a tensor."""
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    return name[:1].isupper()
+
+
 def _tensor_part(value, site):
     """The expression to detach: the assigned value, or the element of a container literal
     (or the element expression of a comprehension) that holds the graph."""
@@ -362,6 +368,13 @@ def _tensor_part(value, site):
         elif isinstance(value, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
             parts = value.values if isinstance(value, ast.Dict) else value.elts
             inner = [p for p in parts if p is not None and _within(site, p)]
+            if not inner:
+                return value
+            value = inner[0]
+        elif isinstance(value, ast.Call) and _constructs_object(value):
+            # Categorical(logits=policy(x)): the object has no .detach(); its argument does
+            parts = list(value.args) + [k.value for k in value.keywords]
+            inner = [p for p in parts if _within(site, p)]
             if not inner:
                 return value
             value = inner[0]

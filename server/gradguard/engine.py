@@ -1305,6 +1305,15 @@ class Engine:
             return self.backward(node, backward, target, args, kwargs, st)
         inputs = list(args) + list(kwargs.values())  # Categorical(logits=...) passes by keyword
         if any(type(v) is Tensor for v, _ in inputs):
+            if qual.rsplit(".", 1)[-1][:1].isupper():
+                # a class (a Distribution): an object holding its arguments' graph, no node of
+                # its own (what it computes, log_prob(), is the node, and the thing to detach)
+                ts = [t for v, _ in inputs for t in tensors_in(v) if t.grad != NO]
+                if not ts:
+                    return Tensor()
+                return Tensor(max(t.grad for t in ts), False, frozenset().union(*(t.segs for t in ts)),
+                              frozenset().union(*(t.roots for t in ts)), _merge_via(ts),
+                              all(t.exact for t in ts), frozenset().union(*(t.weak for t in ts)))
             return self.op(node, inputs, None, st)
         return UNKNOWN
 
