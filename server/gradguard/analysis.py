@@ -205,23 +205,7 @@ def _collector_paused():
         yield
     finally:
         if enabled:
-            _settle()
             gc.enable()
-
-
-_analyses = 0
-SETTLE_EVERY = 64
-
-
-def _settle() -> None:
-    """Every so many analyses, collect once and freeze what survives (the module and outline
-    caches, mostly): later collections then skip it instead of walking it again and again,
-    which cost up to a second a time on a large project."""
-    global _analyses
-    _analyses += 1
-    if _analyses % SETTLE_EVERY == 0:
-        gc.collect()
-        gc.freeze()
 
 
 def _analyze(text, tree, path, root, cells, facts, overlay, cancel=None) -> Analysis:
@@ -246,6 +230,7 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     engine = Engine(project)
     engine.collect_facts = facts
     engine.cancel = cancel  # called now and then; True makes the analysis raise Cancelled
+    engine.main = main
     end = engine.run_module(main, main.env)
     _run_uncalled(engine, main, end)
     positions = Positions(project, main, cells)

@@ -110,6 +110,7 @@ class Engine:
         self.limit = FILE_BUDGET  # the innermost budget in force: a count of ``executed``
         self.truncated: list = []  # (node, module path) of work abandoned over budget
         self.cancel = None  # a callable: True when the analysis is no longer wanted
+        self.main = None  # the analysed module (its syntax tree is not kept after the analysis)
         self.summaries: set = set()  # segments built by comprehensions: one per element
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
@@ -962,7 +963,10 @@ class Engine:
         self.called.add(fn.node)
         if len(self.frames) > MAX_CALL_DEPTH or fn.node in _EXPENSIVE or any(f.func is fn for f in self.frames):
             return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
-        key = _memo_key(fn, args, kwargs, st.grad) if not (generator or unknown_rest) else None
+        # remembered only for modules kept across analyses: the analysed file is parsed anew
+        # each time, and a memo keyed by its old syntax trees would keep them all alive
+        kept = fn.module is not self.main
+        key = _memo_key(fn, args, kwargs, st.grad) if kept and not (generator or unknown_rest) else None
         if key is not None:
             hit = _PLAIN_CALLS.get(key)
             if hit is not None:
@@ -987,7 +991,7 @@ class Engine:
         try:
             out = self.block(fn.node.body, callee)
         except OverBudget:
-            if self.limit == own:  # over its own budget: as costly next time, so not tried again
+            if self.limit == own and kept:  # over its own budget: as costly next time, not tried again
                 _remember_expensive(fn.node)
             self.abandon(depth, reports, fn.node, fn.module)
             self.frames.pop()
