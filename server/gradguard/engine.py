@@ -28,12 +28,13 @@ from .values import (MAYBE, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Buil
 MAX_LOOP_PASSES = 6
 MAX_CALL_DEPTH = 12
 CONTEXT_DEPTH = 2
-# Budgets, in abstract statements executed. Past its budget a call is abandoned and its result
-# is unknown (as if it were an unresolved library call); past the file's budget the rest of the
-# file is. Unknown never yields an error-severity finding, so a budget costs recall, not truth.
+# Budgets, in abstract steps (statements and calls) executed. Past its budget a call is
+# abandoned and its result is unknown (as if it were an unresolved library call); past the
+# file's budget the rest of the file is. Unknown never yields an error-severity finding, so a
+# budget costs recall, not truth.
 FILE_BUDGET = 10_000
 CALL_BUDGET = 1_000
-CANCEL_EVERY = 1023  # statements between two looks at the cancel callback (a power of two less one)
+CANCEL_EVERY = 1024  # steps between two looks at the cancel callback
 
 
 class OverBudget(Exception):
@@ -110,6 +111,7 @@ class Engine:
         self.limit = FILE_BUDGET  # the innermost budget in force: a count of ``executed``
         self.truncated: list = []  # (node, module path) of work abandoned over budget
         self.cancel = None  # a callable: True when the analysis is no longer wanted
+        self.next_look = CANCEL_EVERY  # when ``cancel`` is asked next
         self.main = None  # the analysed module (its syntax tree is not kept after the analysis)
         self.summaries: set = set()  # segments built by comprehensions: one per element
         self.trained: set = set()  # roots an optimizer updates
@@ -180,8 +182,10 @@ class Engine:
         self.executed += 1
         if self.executed > self.limit:
             raise OverBudget
-        if not self.executed & CANCEL_EVERY and self.cancel is not None and self.cancel():
-            raise Cancelled
+        if self.executed >= self.next_look:
+            self.next_look = self.executed + CANCEL_EVERY
+            if self.cancel is not None and self.cancel():
+                raise Cancelled
         prev, self.stmt = self.stmt, node
         handler = _STATEMENTS.get(type(node))
         out = handler(self, node, st) if handler is not None else st
@@ -589,6 +593,7 @@ class Engine:
         return self.attr(self.ev(node.value, st), node.attr, st, node)
 
     def e_Call(self, node, st):
+        self.executed += 1  # a call is a step too: a long method chain is many of them
         func = node.func
         if type(func) is ast.Attribute:
             callee = self.attr(self.ev(func.value, st), func.attr, st, func)
