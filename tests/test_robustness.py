@@ -28,25 +28,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SERVER = REPO / "server"
-
-BUGGY = (
-    "import torch\n"
-    "x = torch.ones(2, requires_grad=True)\n"
-    "y = x * 2\n"
-    "y.sum().backward()\n"
-    "y.sum().backward()\n"
-)
-BUGGY_LINE = 5  # the second backward walks the graph the first one freed
-
-CLEAN = (
-    "import torch\n"
-    "x = torch.ones(2, requires_grad=True)\n"
-    "for _ in range(3):\n"
-    "    y = x * 2\n"
-    "    y.sum().backward()\n"
-)
+from cliutil import BUGGY, BUGGY_LINE, CLEAN, SERVER
 
 JSON_KEYS = {"path", "cell", "line", "column", "end_line", "end_column", "code", "severity", "message", "fix",
              "url", "related"}
