@@ -90,6 +90,35 @@ def test_reach_is_transitive_through_the_defining_module(tmp_path):
     assert _reaches(root, "other.py")
 
 
+def test_an_answer_resting_on_an_import_cycle_is_not_kept_too_early(tmp_path):
+    """a.A calls b.B, which calls a.A back: while A is being answered, B meets A in progress
+    (answered "no" for now). A then reaches a backward through c.C (attribute chains are
+    followed after names), so B does too; the "no" B got on the way must not be remembered
+    for the next file that asks about B."""
+    root = _project(tmp_path, {
+        "a.py": "import c\nfrom b import B\ndef A():\n    B()\n    c.C()\n",
+        "b.py": "from a import A\ndef B():\n    A()\n",
+        "c.py": "def C(loss):\n    loss.backward()\n",
+        "d.py": "from b import A\ndef D():\n    A()\n",
+        "main.py": "from a import A\nA()\n",
+        "main2.py": "from b import B\nB()\n",
+        "lone.py": "from d import D\nD()\n",
+    })
+    project = Project(root)  # one project: answers are shared between the files' questions
+    for name, expected in [("main.py", True), ("main2.py", True), ("lone.py", True)]:
+        path = f"{root}/{name}"
+        assert Reach(project, path, open(path).read()).module(path) is expected, name
+
+
+def test_a_cycle_that_reaches_nothing_is_answered_no(tmp_path):
+    root = _project(tmp_path, {
+        "a.py": "from b import B\ndef A():\n    B()\n",
+        "b.py": "from a import A\ndef B():\n    A()\n",
+        "main.py": "from a import A\nfrom b import B\nA()\nB()\n",
+    })
+    assert not _reaches(root, "main.py")
+
+
 def test_a_file_that_cannot_reach_a_backward_is_not_even_parsed(tmp_path):
     """No finding is possible, so the file is scanned, not parsed: its syntax error is not
     GradGuard's to report, and the analysis costs next to nothing."""

@@ -116,15 +116,24 @@ class Reach:
 
     def __init__(self, project, main_path: str, main_text: str):
         self.project = project
-        self.outlines: dict[str, Optional[Outline]] = {main_path: Outline(main_path, main_text)}
+        # the file's outline as last read from disk, when the analysed text is that
+        hit = _OUTLINES.get(main_path)
+        on_disk = hit is not None and hit[1] is not None and hit[1].text == main_text
+        self.outlines: dict[str, Optional[Outline]] = {
+            main_path: hit[1] if on_disk else Outline(main_path, main_text)}
         self.main = main_path
         # Answers about files as they are on disk hold across analyses until a file changes
-        # (``_outline`` forgets them then); the analysed text and unsaved buffers get their own.
+        # (``_outline`` forgets them then); unsaved buffers get answers of their own.
         shared = not project.overlay
         self._names: dict = _ANSWERS.setdefault((project.root, "names"), {}) if shared else {}
         self._modules: dict = _ANSWERS.setdefault((project.root, "modules"), {}) if shared else {}
-        self._names.pop(main_path, None)
-        self._modules.pop(main_path, None)
+        if not on_disk:
+            self._names.pop(main_path, None)
+            self._modules.pop(main_path, None)
+        self._busy: dict = {}  # the questions being answered -> how deep
+        self._provisional: dict = {}  # question -> (False, the depth of the question it rests on)
+        self._pending: list = []  # the provisional questions, with where they go, in order
+        self._low = 0  # the shallowest question in progress that the current answer rested on
 
     def outline(self, path: str) -> Optional[Outline]:
         if path not in self.outlines:
@@ -139,19 +148,56 @@ class Reach:
 
     def module(self, path: str) -> bool:
         """Whether running anything of this module may reach a backward."""
-        if path in self._modules:
-            return self._modules[path]
-        self._modules[path] = False
+        return self._answer(self._modules, path, None)
+
+    def _module(self, path: str) -> bool:
         out = self.outline(path)
-        found = out is not None and (self._follows(out, out.whole())
-                                     or any(self._star_module(out, base, level) for base, level in out.stars))
-        self._modules[path] = found
+        # the names it defines itself need no following: their text is part of the whole
+        return out is not None and (self._follows(out, out.whole(), imported_only=True)
+                                    or any(self._star_module(out, base, level) for base, level in out.stars))
+
+    def _answer(self, memo: dict, path: str, name: Optional[str]) -> bool:
+        """A memoised answer. A question met again while being answered (an import cycle) is
+        answered "no" for now: a "no" that rests on it is final only once the question it
+        went back to is answered "no" too (the cycle's first question, as in Tarjan's
+        strongly connected components); until then it is provisional."""
+        key = path if name is None else (path, name)
+        memo, slot = (memo, path) if name is None else (memo.setdefault(path, {}), name)
+        got = memo.get(slot)
+        if got is not None:
+            return got
+        if key in self._provisional:
+            self._low = min(self._low, self._provisional[key][1])
+            return False
+        depth = self._busy.get(key)
+        if depth is not None:
+            self._low = min(self._low, depth)
+            return False
+        depth = self._busy[key] = len(self._busy)
+        outer, self._low = self._low, depth + 1
+        mark = len(self._pending)
+        found = self._module(path) if name is None else self._name(path, name)
+        del self._busy[key]
+        low = self._low
+        if found or low >= depth:
+            memo[slot] = found
+            for k, m, s in self._pending[mark:]:
+                del self._provisional[k]
+                if not found:  # the cycle closed here with "no": what rested on it holds now
+                    m[s] = False
+            del self._pending[mark:]
+            self._low = outer
+        else:
+            self._provisional[key] = (False, low)
+            self._pending.append((key, memo, slot))
+            self._low = min(outer, low)
         return found
 
-    def _follows(self, out: Outline, uses) -> bool:
+    def _follows(self, out: Outline, uses, imported_only: bool = False) -> bool:
         frees, names, chains = uses
         return frees or any(self._imported(out, out.imports[n]) if n in out.imports else self.name(out.path, n)
-                            for n in names) or any(self._chain(out, bound, attrs) for bound, attrs in chains)
+                            for n in names if not imported_only or n in out.imports) \
+            or any(self._chain(out, bound, attrs) for bound, attrs in chains)
 
     def _chain(self, out: Outline, bound: str, attrs: tuple) -> bool:
         """``tg.nn.GCN`` after ``import tg``: submodules while they are, then one attribute."""
@@ -168,10 +214,9 @@ class Reach:
 
     def name(self, path: str, name: str) -> bool:
         """Whether the object ``name`` of this module may reach a backward when used."""
-        known = self._names.setdefault(path, {})
-        if name in known:
-            return known[name]
-        known[name] = False
+        return self._answer(self._names, path, name)
+
+    def _name(self, path: str, name: str) -> bool:
         out = self.outline(path)
         uses = out.uses(name) if out is not None else None
         if out is None:
@@ -184,7 +229,6 @@ class Reach:
             found = self._imported(out, out.imports[name])
         else:  # maybe from a star import
             found = any(self._via_star(out, base, level, name) for base, level in out.stars)
-        known[name] = found
         return found
 
     def _via_star(self, out: Outline, base: str, level: int, name: str) -> bool:

@@ -24,6 +24,20 @@ class ModuleInfo:
         self._line_starts: Optional[list] = None
         self.generators: dict = {}  # id(FunctionDef) -> whether it yields
 
+    def release(self) -> None:
+        """Break the reference cycles among this module's values (a class and its methods, the
+        module and its classes), so that reference counting frees them once the analysis that
+        made them is dropped."""
+        from .values import Class, Func
+
+        for value in self.env.values():
+            if type(value) is Class and value.module is self:
+                for attr in value.attrs.values():
+                    if type(attr) is Func:
+                        attr.owner = attr.closure = None
+                value.attrs.clear()
+        self.env.clear()
+
     def source_of(self, node) -> str:
         """The raw text of the lines a node spans (cheap: no re-parse, no walk)."""
         if self._line_starts is None:
@@ -181,6 +195,8 @@ def clear_caches() -> None:
 
     global _cached_bytes
     forget_calls()
+    for _, module in _LOADED.values():
+        module.release()  # nothing else holds them now: reference counting frees them
     _LOADED.clear()
     _cached_bytes = 0
     _PROBES.clear()
