@@ -18,6 +18,7 @@ import importlib
 import importlib.util
 import inspect
 import operator
+import re
 import sys
 from pathlib import Path
 
@@ -1375,3 +1376,27 @@ def test_forward_hook_sees_the_output_with_its_graph(name):
     out = layer(x)
     (module, inputs, output), = seen
     assert module is layer and inputs[0] is x and output is out and output.grad_fn is not None
+
+
+NUMPY_MESSAGE = "Can't call numpy() on Tensor that requires grad"
+
+
+@pytest.mark.parametrize("name", sorted(api.TO_NUMPY_METHODS))
+def test_to_numpy_method(name):
+    with pytest.raises(RuntimeError, match=re.escape(NUMPY_MESSAGE)):
+        getattr(torch.randn(3, requires_grad=True) * 2, name)()
+    getattr((torch.randn(3, requires_grad=True) * 2).detach(), name)()
+
+
+@pytest.mark.parametrize("name", sorted(api.NUMPY_CONVERTERS))
+def test_numpy_converter(name):
+    """A NumPy function raises on a list of tensors that require grad (it converts them), on
+    one such tensor if the table says so, and works on detached ones."""
+    import numpy as np
+
+    fn = getattr(np, name.removeprefix("numpy."))
+    w = torch.randn(3, requires_grad=True)
+    for bad in ((w * 2, [w * 2, w * 3]) if api.NUMPY_CONVERTERS[name] else ([w * 2, w * 3],)):
+        with pytest.raises(RuntimeError, match=re.escape(NUMPY_MESSAGE)):
+            fn(bad)
+    fn([(w * 2).detach(), (w * 3).detach()])

@@ -13,10 +13,10 @@ import logging
 import os
 from typing import Optional
 
-from .causes import build_finding
+from .causes import build_finding, report_finding
 from .engine import Cancelled, Engine  # noqa: F401 - Cancelled is part of this module's API
 from .facts import Facts
-from .reach import Reach, calls_backward
+from .reach import Reach, calls_backward, triggered
 from .findings import Finding, Location
 from .resolve import ModuleInfo, Project
 from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics
@@ -233,7 +233,7 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     path = os.path.abspath(path) if not path.startswith("<") else path
     project = Project(root or (project_root(path) if not path.startswith("<") else os.getcwd()), overlay)
     reach = Reach(project, path, text)
-    if not facts and not reach.module(path):
+    if not facts and not reach.module(path) and not triggered(text):
         # no backward can run from here: nothing to report and no hover asked for, so the
         # file is only scanned, not even parsed
         return Analysis(path, [], None, None, None, project.dependencies(path))
@@ -252,6 +252,10 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     findings = []
     for reuse in engine.reuses.values():
         finding = build_finding(reuse, positions.locate, path, parents, engine.trained)
+        if not suppressed(finding, positions):
+            findings.append(finding)
+    for report, module in engine.reports.values():
+        finding = report_finding(report, module.path, positions.locate)
         if not suppressed(finding, positions):
             findings.append(finding)
     findings.sort(key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.location.column, f.code))
@@ -294,7 +298,7 @@ def _reaching_free(funcs: list) -> set:
     reaches a backward only through imported code, a test calling a library's ``fit``, is not
     an entry: what it would find lies in the library, at a cost the budget is better spent on.)"""
     texts = {fn: fn.module.source_of(fn.node) for fn in funcs}
-    relevant = {fn for fn, text in texts.items() if calls_backward(text)}
+    relevant = {fn for fn, text in texts.items() if calls_backward(text) or triggered(text)}
     changed = True
     while changed:
         changed = False

@@ -502,3 +502,17 @@ def _statement_of(call, parents):
     if isinstance(stmt, ast.Expr) and stmt.value is call:
         return stmt
     return None
+
+
+def report_finding(report, path: str, locate) -> Finding:
+    """An event rule's :class:`~gradguard.rules.Report` as a finding, with positions."""
+    rule = RULES[report.code]
+    args = dict(report.args)
+    related = []
+    for root in sorted(report.origins, key=lambda r: (r.path, r.node.lineno))[:2]:
+        key = "origin_params" if root.kind == "params" else "origin_tensor"
+        related.append(_related(key, locate(root.node, root.path), name=root.name))
+    fixes = tuple(Fix(f.kind, f.title, tuple((k, locate(n, path)) for k, n in f.targets), f.preferred,
+                      safe=f.safe) for f in report.fixes)
+    return Finding(report.code, rule.severity if report.exact else "warning", rule.message["en"].format(**args),
+                   locate(report.node, path), tuple(related), fixes, tuple(args.items()))

@@ -20,6 +20,7 @@ import operator
 from typing import Optional
 
 from . import torch_api as api
+from .rules import SUBSCRIBERS, Event
 from .state import Ager, FreeInfo, State, join_states
 from .values import (MAYBE, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Obj, Optim, Root, Seg, Super, Tensor,
@@ -98,6 +99,8 @@ class Engine:
         self.segs: dict = {}
         self.reporting = True
         self.reuses: dict = {}  # (id(call), code) -> Reuse
+        self.reports: dict = {}  # (id(node), code) -> (rules.Report, module): the event rules' findings
+        self.entry = False  # analysing a function nothing called, with unknown arguments
         self.tensor_facts: dict = {}  # id(Name node) -> (node, module, Tensor, {Seg: FreeInfo})
         self.backward_facts: dict = {}  # id(call) -> (node, module, segs, retains)
         self.called: set = set()
@@ -130,7 +133,7 @@ class Engine:
             self.limit = min(self.limit, self.executed + budget)
         st: Optional[State] = State(None, globals_, {}, {}, True)
         for node in module.tree.body:
-            reports = dict(self.reuses)
+            reports = (dict(self.reuses), dict(self.reports))
             try:
                 st = self.exec(node, st)
             except OverBudget:
@@ -149,7 +152,7 @@ class Engine:
         while len(self.created) > depth[1]:
             inner = self.created.pop()
             self.created[-1] |= inner
-        self.reuses = reports
+        self.reuses, self.reports = reports
         self.killed = False
         self.truncated.append((node, module.path))
 
@@ -158,9 +161,9 @@ class Engine:
         args = []
         owner = fn.owner
         params = fn.node.args.posonlyargs + fn.node.args.args
-        saved = (self.frame, self.reporting)
+        saved = (self.frame, self.reporting, self.entry)
         self.frame = Frame(None, module, ())
-        self.reporting = True
+        self.reporting = self.entry = True
         if owner is not None and params and not _is_static(fn.node):
             obj = Obj(("entry", id(owner.node)), owner)
             init = owner.lookup("__init__")
@@ -168,7 +171,7 @@ class Engine:
                 self.invoke(init, [obj], {}, st, fn.node, bound=True, unknown_rest=True)
             args.append(obj)
         self.invoke(fn, args, {}, st, fn.node, bound=bool(args), unknown_rest=True)
-        self.frame, self.reporting = saved
+        self.frame, self.reporting, self.entry = saved
 
     # ----------------------------------------------------------------- statements
     def block(self, stmts, st: Optional[State]) -> Optional[State]:
@@ -213,6 +216,10 @@ class Engine:
     def s_AugAssign(self, node, st):
         cur = self.ev(_as_load(node.target), st)
         value = self.ev(node.value, st)
+        if type(cur) is Tensor:
+            self.emit("in_place", node, st, (self.as_now(cur, st),), detail=type(node.op).__name__)
+            if self.killed:
+                return st
         if type(cur) is Tensor and cur.leaf and cur.grad == YES:
             st.mark_stepped()  # in-place update of a parameter, e.g. manual SGD
             self.trained |= cur.roots
@@ -338,10 +345,10 @@ class Engine:
         return join_states(exits)
 
     def snapshot(self):
-        return dict(self.reuses), dict(self.tensor_facts), dict(self.backward_facts)
+        return dict(self.reuses), dict(self.reports), dict(self.tensor_facts), dict(self.backward_facts)
 
     def restore(self, snapshot) -> None:
-        self.reuses, self.tensor_facts, self.backward_facts = snapshot
+        self.reuses, self.reports, self.tensor_facts, self.backward_facts = snapshot
 
     def age(self, st: Optional[State], loop) -> Optional[State]:
         """At the back edge of ``loop``: what this iteration built becomes the loop's old graph
@@ -525,9 +532,19 @@ class Engine:
                 st.heap[(obj.oid, target.attr)] = value
             elif type(obj) is Tensor and target.attr == "requires_grad" and obj.leaf and _truth(value) is False:
                 self.freeze(obj.roots, st)
+            elif type(obj) is Tensor and target.attr == "requires_grad" and isinstance(target.value, ast.Name):
+                # ``t.requires_grad = True`` (or a flag): t may now require grad
+                flag = _truth(value)
+                root = Root(target, self.stmt, self.frame.module.path, "tensor")
+                st.bind(target.value.id, Tensor(YES if flag else MAYBE, obj.leaf, obj.segs, obj.roots | {root},
+                                                obj.via, obj.exact, obj.weak))
         elif t is ast.Subscript:
             base = self.ev(target.value, st)
             self.ev(target.slice, st)
+            if type(base) is Tensor:  # x[i] = v writes into x (a view of it) in place
+                self.emit("in_place", target, st, (self.as_now(base, st),), target=target.value, detail="view")
+                if self.killed:
+                    return
             if type(base) is Box and _whole_slice(target.slice):  # xs[:] = ys: the elements replaced
                 _empty(st, base)
                 elems = self.iter_elem(value, st, target) if type(value) in (Box, Tup, Iter) else UNKNOWN
@@ -827,7 +844,10 @@ class Engine:
         return self.ev(node.value, st)
 
     def e_JoinedStr(self, node, st):
-        return Const("")  # formatting a value never changes a graph
+        for part in node.values:  # what is formatted is evaluated: f"{np.mean(losses)}" converts
+            if type(part) is ast.FormattedValue:
+                self.ev(part.value, st)
+        return Const("")
 
     def e_Slice(self, node, st):
         for part in (node.lower, node.upper, node.step):
@@ -990,7 +1010,7 @@ class Engine:
         # a call may spend at most half of what its caller has left: the caller always finishes
         own = self.executed + CALL_BUDGET
         self.limit = min(self.limit, own, (self.executed + self.limit) // 2)
-        depth, reports = (len(self.frames), len(self.created)), dict(self.reuses)
+        depth, reports = (len(self.frames), len(self.created)), (dict(self.reuses), dict(self.reports))
         self.frame = frame
         self.frames.append(frame)
         try:
@@ -1272,6 +1292,10 @@ class Engine:
             return self.builtin_call("dict", args, kwargs, node, st)
         if qual in api.COPIES:
             return self.copy_value(args[0][0] if args else UNKNOWN, node, st)
+        if qual in api.NUMPY_CONVERTERS:
+            single = api.NUMPY_CONVERTERS[qual] and args and type(args[0][0]) is Tensor
+            self.emit("to_numpy", node, st, self.converted(args[:1], st, api.NUMPY_CONVERTERS[qual]),
+                      detail=qual, target=args[0][1] if single else None)
         if not (qual == "torch" or qual.startswith("torch.")):
             return self.unknown_call(args, kwargs)
         if qual in api.GRAD_MODE:
@@ -1342,6 +1366,8 @@ class Engine:
     def tensor_method(self, t: Tensor, name, args, kwargs, node, st) -> Val:
         if name == "backward":
             return self.backward(node, api.BACKWARD_CALLS["Tensor.backward"], t, args, kwargs, st)
+        if name in api.TO_NUMPY_METHODS:
+            self.emit("to_numpy", node, st, (t,), target=node.func.value, detail=name)
         if name in api.SEVER_METHODS or name in api.SAMPLE_METHODS:
             return UNKNOWN if name in api.PYTHON_VALUE_METHODS else Tensor(exact=t.exact)
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
@@ -1363,6 +1389,7 @@ class Engine:
             return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()),
                            api.TENSOR_METHODS[name], st)
         if api.is_in_place_method(name):
+            self.emit("in_place", node, st, (self.as_now(t, st),), target=node.func.value, detail=name)
             frozen = t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots)
             if frozen and st.grad is not False:
                 self.absorb(t.roots, args, st)
@@ -1510,6 +1537,9 @@ class Engine:
         ts = list(tensors_in(target))
         if type(target) in (Box, Iter):
             ts = list(tensors_in(self.iter_elem(target, st, node)))
+        self.emit("backward", node, st, tuple(ts), detail=spec.get("returns") or "backward")
+        if self.killed:
+            return NONE
         segs = frozenset().union(*(t.segs for t in ts)) if ts else frozenset()
         everything = segs
         walked = self.walked(segs, args, kwargs, spec, st)
@@ -1605,6 +1635,40 @@ class Engine:
                                 carriers[f"{name}.{attr}"] = v
                 self.reuses[key] = Reuse(node, code, exact, stale, {h: st.freed[h] for h in hits},
                                          value, self.frame.module, carriers)
+
+    # ----------------------------------------------------------------- rule events
+    def emit(self, event: str, node, st: State, tensors=(), target=None, detail: str = "") -> None:
+        """Tell the rules that handle ``event`` what happened at ``node`` (in the analysed file:
+        findings are the analysed file's). A raising rule's exact finding ends the path."""
+        rules = SUBSCRIBERS.get(event)
+        if not rules or not self.reporting or self.frame.module is not self.main:
+            return
+        ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt)
+        for rule in rules:
+            report = rule.events[event](ev)
+            if report is None:
+                continue
+            self.reports[(id(node), report.code)] = (report, self.frame.module)
+            if rule.raises and report.exact:
+                self.killed = True
+                return
+
+    def as_now(self, t: Tensor, st: State) -> Tensor:
+        """The tensor as autograd sees it now: frozen parameters no longer require grad."""
+        if t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots):
+            return Tensor(exact=t.exact)
+        return t
+
+    def converted(self, args, st: State, tensors: bool) -> tuple:
+        """The tensors a NumPy function converts: those of its list arguments, and its tensor
+        arguments if ``tensors``."""
+        out = []
+        for v, _ in args:
+            if type(v) is Box:
+                out.extend(tensors_in(st.heap.get((v.oid, "*"), UNKNOWN)))
+            elif type(v) is Tup or (tensors and type(v) is Tensor):
+                out.extend(tensors_in(v))
+        return tuple(out)
 
     def note_tensor(self, node, value, st) -> None:
         if not self.reporting or type(value) is not Tensor:

@@ -50,6 +50,8 @@ class Fix:
     targets: tuple[tuple[str, Location], ...]
     preferred: bool = False
     texts: tuple[tuple[str, str], ...] = ()
+    #: it only stops the program from raising, whatever its kind (see ``fix_choice.is_safe``)
+    safe: bool = False
 
     def target(self, key: str) -> Location:
         return dict(self.targets)[key]

@@ -15,7 +15,7 @@ SAFE_KINDS = frozenset({"retain_graph", "sum_losses"})
 
 
 def is_safe(fix: Fix) -> bool:
-    return fix.kind in SAFE_KINDS
+    return fix.safe or fix.kind in SAFE_KINDS
 
 
 def preferred_fix(finding: Finding) -> Optional[Fix]:

@@ -72,6 +72,7 @@ def fix_from_data(data: Mapping[str, Any]) -> Fix:
         targets=tuple((key, Location(**loc)) for key, loc in data["targets"]),
         preferred=bool(data.get("preferred", False)),
         texts=tuple((key, text) for key, text in data.get("texts", ())),
+        safe=bool(data.get("safe", False)),
     )
 
 

@@ -59,24 +59,6 @@ TEXT = {
     },
 }
 
-RULE_FIX = {
-    "GG101": {
-        "en": "rebuild the graph before the second backward (run the forward pass again), cut the "
-              "shared part with `.detach()` or `torch.no_grad()`, or add the losses and call "
-              "backward once. `retain_graph=True` only when both backwards need the same graph and "
-              "no optimizer step runs in between.",
-        "zh-cn": "在第二次 backward 之前重新构建计算图（再做一次前向计算），用 `.detach()` 或 "
-                 "`torch.no_grad()` 切断共享部分，或把损失相加后只调用一次 backward。只有两次 backward "
-                 "确实需要同一计算图且中间没有优化器 step 时才使用 `retain_graph=True`。",
-    },
-    "GG102": {
-        "en": "detach the shared part or compute it under `torch.no_grad()` if its gradient should "
-              "count once; keep it if accumulating twice is intended.",
-        "zh-cn": "如果共享部分的梯度只应计算一次，用 `.detach()` 或在 `torch.no_grad()` 下计算它；"
-                 "若确实需要累加两次，可保留。",
-    },
-}
-
 
 def rule_doc_url(code: str) -> str:
     """The rule's page, as installed with the package (the same link the CLI prints)."""
@@ -210,7 +192,7 @@ def rule_hover(code: str, locale: str = "en", markdown: bool = True) -> Optional
     t = TEXT.get(locale, TEXT["en"])
     head = f"**{code}** · {rule.name}" if markdown else f"{code} · {rule.name}"
     summary = rule.summary.get(locale, rule.summary["en"])
-    fix = RULE_FIX.get(code, {}).get(locale) or RULE_FIX.get(code, {}).get("en")
+    fix = rule.fix_help.get(locale) or rule.fix_help.get("en")
     lines = [head, "", summary]
     if fix:
         lines += ["", t["rule_fix"].format(fix=fix if markdown else fix.replace("`", ""))]

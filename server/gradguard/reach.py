@@ -16,6 +16,7 @@ from collections import OrderedDict
 from typing import Optional
 
 from .resolve import file_stamp
+from .rules import TRIGGERS
 from .sources import SourceError, read_python
 
 # A call that frees graph. ``def backward(ctx, grad)`` of a custom autograd Function is no call.
@@ -31,6 +32,13 @@ _AUTOGRAD_CALL = re.compile(
 def calls_backward(text: str) -> bool:
     return ("backward" in text and _BACKWARD_CALL.search(text) is not None) \
         or ("autograd" in text and _AUTOGRAD_CALL.search(text) is not None)
+
+
+def triggered(text: str) -> bool:
+    """Whether the finding of a rule that needs no backward may sit in this text (it matches
+    the rule's ``trigger``). Such findings are the analysed file's own, so only its own text
+    counts, not what it imports."""
+    return any(t.search(text) for t in TRIGGERS)
 
 
 # The scan reads the text, not a syntax tree: parsing costs as much as the whole budget of a

@@ -421,3 +421,18 @@ PYTHON_VALUE_METHODS = frozenset({"item", "tolist", "numpy", "size", "dim", "num
 
 # Attributes of built-in layers that are their parameters (requires_grad leaves).
 MODULE_PARAMETER_ATTRIBUTES = frozenset({"weight", "bias"})
+
+# Conversions to NumPy: they raise "Can't call numpy() on Tensor that requires grad" on a
+# tensor that requires grad. NumPy functions convert their tensor arguments, and the tensors in
+# a list argument, through Tensor.__array__ (which calls numpy()): value True. The reductions
+# (value False) convert lists only: given one tensor they call its own method (np.mean(t)
+# calls t.mean(axis=...), a TypeError), and np.concatenate/np.stack want a sequence.
+TO_NUMPY_METHODS = frozenset({"numpy"})
+NUMPY_CONVERTERS = {
+    "numpy.array": True, "numpy.asarray": True, "numpy.argmax": True, "numpy.argmin": True,
+    "numpy.median": True, "numpy.tanh": True, "numpy.exp": True, "numpy.log": True,
+    "numpy.abs": True, "numpy.sqrt": True, "numpy.vstack": True, "numpy.hstack": True,
+    "numpy.round": True, "numpy.clip": True,
+    "numpy.mean": False, "numpy.sum": False, "numpy.std": False, "numpy.var": False,
+    "numpy.max": False, "numpy.min": False, "numpy.concatenate": False, "numpy.stack": False,
+}

@@ -1,0 +1,154 @@
+"""The rule registry. A rule is one module of this package, ``ggNNN.py``, holding ``RULE``:
+its code, default severity, texts in every supported language, the help its hover shows and,
+for rules the interpreter's events decide, the handlers of those events. Adding a rule is
+adding its module (and its fixtures and doc page): the registry finds it.
+
+Messages are ``str.format`` templates over a finding's ``args``; the English text is the
+default and the one the CLI prints.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Optional
+
+from ..findings import Finding
+
+#: The rule pages ship inside the package, so every install can link to its own copy.
+DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    summary: dict[str, str]  # locale -> one line
+    message: dict[str, str]  # locale -> template over the finding's args
+    #: how to fix it, in a sentence or two per locale (the rule's hover)
+    fix_help: Mapping[str, str] = field(default_factory=dict)
+    #: event name -> handler(Event) -> Optional[Report]; see :class:`Event`
+    events: Mapping[str, Callable] = field(default_factory=dict)
+    #: torch raises here (the program stops at the first such finding on its path)
+    raises: bool = False
+    #: for a rule that needs no backward: text without a match cannot hold its finding, so a
+    #: file is interpreted only if it (or what it uses) calls a backward or matches a trigger
+    trigger: Optional[re.Pattern] = None
+
+    @property
+    def doc(self) -> str:
+        """Path of the user documentation page, relative to the repository root."""
+        return f"server/gradguard/docs/rules/{self.code}.md"
+
+    @property
+    def url(self) -> str:
+        """The absolute URL of the rule's page (the copy installed with this package)."""
+        return doc_url(self.code)
+
+
+@dataclass(frozen=True)
+class Event:
+    """What the interpreter saw, in autograd terms, at one expression.
+
+    Events: ``to_numpy`` (a tensor turned into a NumPy array), ``in_place`` (a tensor modified
+    in place: a method, an augmented assignment, an indexed assignment), ``backward`` (a
+    backward or autograd.grad call, over ``tensors``).
+    ``tensors``: the abstract tensor values concerned (``values.Tensor``); ``grad_mode``: whether
+    grad recording is on there (True, False, None for unknown); ``known_context``: False while
+    a function nothing called is analysed with unknown arguments (its callers' grad mode is
+    not known); ``target``: the expression a fix would change (the receiver of a method call)."""
+
+    node: ast.AST
+    tensors: tuple = ()
+    grad_mode: Optional[bool] = None
+    known_context: bool = True
+    target: Optional[ast.AST] = None
+    detail: str = ""  # the method or function name, as written
+    stmt: Optional[ast.stmt] = None  # the statement it is part of
+
+
+@dataclass(frozen=True)
+class FixIntent:
+    """A fix, with AST nodes for places; the analysis turns it into a ``findings.Fix``."""
+
+    kind: str
+    title: str
+    targets: tuple  # (key, ast node)
+    preferred: bool = False
+    safe: bool = False  # keeps what the program computes (``findings.Fix.safe``)
+
+
+@dataclass(frozen=True)
+class Report:
+    """A rule's finding, before it has positions: made by a rule's event handler."""
+
+    code: str
+    node: ast.AST
+    args: tuple  # (name, text) pairs for the message templates
+    exact: bool = True  # False: the values passed through code that was not resolved
+    fixes: tuple = ()  # FixIntent
+    origins: frozenset = frozenset()  # the requires_grad origins (values.Root) to point at
+
+
+def _discover() -> dict:
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        if re.fullmatch(r"gg\d{3}", info.name):
+            found.append(importlib.import_module(f"{__name__}.{info.name}").RULE)
+    return {rule.code: rule for rule in sorted(found, key=lambda r: r.code)}
+
+
+RULES: dict[str, Rule] = _discover()
+TRIGGERS: tuple = tuple(rule.trigger for rule in RULES.values() if rule.trigger is not None)
+#: event name -> the rules that handle it
+SUBSCRIBERS: dict[str, tuple] = {}
+for _rule in RULES.values():
+    for _event in _rule.events:
+        SUBSCRIBERS[_event] = SUBSCRIBERS.get(_event, ()) + (_rule,)
+
+
+# Messages of the related places of a finding, by key.
+RELATED: dict[str, dict[str, str]] = {
+    "built": {"en": "{what} was computed here from {origin}",
+              "zh-cn": "{what} 在此处由 {origin_zh} 计算得到"},
+    "origin_tensor": {"en": "`{name}` requires grad (created here)",
+                      "zh-cn": "`{name}` 需要梯度（在此处创建）"},
+    "origin_params": {"en": "parameters of `{name}` are created here",
+                      "zh-cn": "`{name}` 的参数在此处创建"},
+    "freed": {"en": "the graph was freed here by {call}{when}",
+              "zh-cn": "计算图在此处被 {call} 释放{when_zh}"},
+}
+
+LOCALES = ("en", "zh-cn")
+
+
+def doc_url(code: str) -> str:
+    """A ``file://`` URL of the rule's page as installed (absolute, and readable offline)."""
+    return (DOCS_DIR / f"{code.upper()}.md").as_uri()
+
+
+def locale_of(client_locale: str | None) -> str:
+    """Map an editor locale ("zh-CN", "zh-Hans", "en-US", …) to a supported one."""
+    if client_locale and client_locale.lower().startswith("zh"):
+        return "zh-cn"
+    return "en"
+
+
+def render_related(related, locale: str = "en") -> str:
+    """A related place's message in ``locale``."""
+    templates = RELATED.get(related.key)
+    if templates is None or locale not in templates or locale == "en":
+        return related.message
+    return templates[locale].format(**dict(related.args))
+
+
+def render(finding: Finding, locale: str = "en") -> str:
+    """The finding's message in ``locale`` (English when the rule has no text for it)."""
+    rule = RULES.get(finding.code)
+    if rule is None or locale == "en" or locale not in rule.message or not finding.args:
+        return finding.message
+    return rule.message[locale].format(**dict(finding.args))

@@ -1,0 +1,57 @@
+"""GG107: ``.numpy()`` (or a NumPy function) on a tensor that requires grad.
+
+torch raises ``RuntimeError: Can't call numpy() on Tensor that requires grad. Use
+tensor.detach().numpy() instead.`` The tensor requires grad when it is a parameter, a
+``requires_grad=True`` leaf, or computed from one with grad recording on, whatever the grad
+mode is where it is converted."""
+from __future__ import annotations
+
+import ast
+import re
+
+from ..values import YES
+from . import FixIntent, Report, Rule
+
+
+def on_to_numpy(ev) -> Report | None:
+    needing = [t for t in ev.tensors if t.grad == YES]
+    if not needing or not all(t.exact for t in needing):
+        return None
+    fixes = ()
+    if ev.target is not None:
+        fixes = (FixIntent("detach", f"Detach `{_short(ev.target)}` before converting it", (("expr", ev.target),),
+                           preferred=True, safe=True),)
+    what = f"`{_short(ev.target)}`" if ev.target is not None else "a tensor in the list"
+    return Report("GG107", ev.node, (("call", f"`{_short(ev.node)}`"), ("what", what)), True, fixes,
+                  frozenset().union(*(t.roots for t in needing)))
+
+
+def _short(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 48 else text[:45] + "..."
+
+
+RULE = Rule(
+    code="GG107",
+    name="numpy-of-tensor-requiring-grad",
+    severity="error",
+    summary={
+        "en": "a tensor that requires grad is converted to NumPy",
+        "zh-cn": "将需要梯度的张量转换为 NumPy 数组",
+    },
+    message={
+        "en": "{call} raises \"Can't call numpy() on Tensor that requires grad\": {what} requires grad "
+              "(it is computed from trainable tensors); detach it first",
+        "zh-cn": "{call} 会报错“Can't call numpy() on Tensor that requires grad”：{what} 需要梯度"
+                 "（由可训练的张量计算得到）；请先 detach",
+    },
+    fix_help={
+        "en": "convert `t.detach().cpu().numpy()`, or `t.item()` for a single number; or compute the "
+              "value under `torch.no_grad()` if no gradient is wanted.",
+        "zh-cn": "使用 `t.detach().cpu().numpy()` 转换，标量可用 `t.item()`；若不需要梯度，也可以在 "
+                 "`torch.no_grad()` 下计算它。",
+    },
+    events={"to_numpy": on_to_numpy},
+    trigger=re.compile(r"\.numpy\s*\(|\b(?:np|numpy)\.\w+\s*\("),
+    raises=True,
+)

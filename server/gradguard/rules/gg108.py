@@ -1,0 +1,60 @@
+"""GG108: an in-place operation on a leaf that requires grad (or a view of one), with grad
+recording on.
+
+torch raises ``RuntimeError: a leaf Variable that requires grad is being used in an in-place
+operation.`` (``a view of a leaf Variable …`` for ``w[i] = …``). The classic case is a
+hand-written SGD step, ``w -= lr * w.grad``, outside ``torch.no_grad()``."""
+from __future__ import annotations
+
+import ast
+import re
+
+from ..values import YES
+from . import FixIntent, Report, Rule
+
+
+def on_in_place(ev) -> Report | None:
+    # the grad mode must be known to be on: a helper nothing calls may run under no_grad
+    if not ev.known_context or ev.grad_mode is not True:
+        return None
+    t = ev.tensors[0]
+    if not (t.leaf and t.grad == YES and t.exact and t.roots):
+        return None
+    kind = "a view of a leaf Variable" if ev.detail == "view" else "a leaf Variable"
+    fixes = ()
+    if ev.stmt is not None:
+        fixes = (FixIntent("no_grad", "Update under `torch.no_grad()`", (("stmt", ev.stmt),), preferred=True,
+                           safe=True),)
+    target = ev.target if ev.target is not None else getattr(ev.node, "target", ev.node)
+    return Report("GG108", ev.node, (("call", f"`{_short(ev.stmt or ev.node)}`"), ("kind", kind),
+                                     ("what", f"`{_short(target)}`")), True, fixes, t.roots)
+
+
+def _short(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 48 else text[:45] + "..."
+
+
+RULE = Rule(
+    code="GG108",
+    name="in-place-on-leaf-requiring-grad",
+    severity="error",
+    summary={
+        "en": "a leaf tensor that requires grad (a parameter) is modified in place while grad is recorded",
+        "zh-cn": "在记录梯度时原地修改了需要梯度的叶子张量（如参数）",
+    },
+    message={
+        "en": "{call} raises \"{kind} that requires grad is being used in an in-place operation\": "
+              "{what} is a leaf that requires grad; update it under `torch.no_grad()`",
+        "zh-cn": "{call} 会报错“{kind} that requires grad is being used in an in-place operation”："
+                 "{what} 是需要梯度的叶子张量；请在 `torch.no_grad()` 下更新它",
+    },
+    fix_help={
+        "en": "wrap the update in `with torch.no_grad():` (an optimizer does the same), or use an "
+              "out-of-place operation if the result should be part of the graph.",
+        "zh-cn": "把更新放进 `with torch.no_grad():`（优化器也是这样做的）；若结果应属于计算图，改用非原地操作。",
+    },
+    events={"in_place": on_in_place},
+    trigger=re.compile(r"\.grad\b|requires_grad\s*=\s*True|requires_grad_\(\s*\)"),
+    raises=True,
+)
