@@ -12,7 +12,7 @@ from gradguard.analysis import analyze_source
 
 
 def test_every_rule_is_a_module_with_texts_and_a_doc_page():
-    assert {"GG101", "GG102", "GG107", "GG108"} <= set(rules.RULES)
+    assert {"GG101", "GG102", "GG106", "GG107", "GG108"} <= set(rules.RULES)
     for code, rule in rules.RULES.items():
         assert rule.code == code and rule.severity in ("error", "warning", "info")
         for texts in (rule.summary, rule.message, rule.fix_help):
@@ -52,4 +52,16 @@ def _codes(program: str) -> list:
     ("import torch\nw = torch.ones(2, requires_grad=True)\nw.numpy()\nw -= 1\n", [("GG107", 3)]),
 ])
 def test_event_rules_on_snippets(program, expected):
+    assert _codes(program) == expected
+
+
+@pytest.mark.parametrize("program, expected", [
+    ("import torch\nw = torch.ones(2, requires_grad=True) * 2\nw.sum().backward()\nw.grad\n", [("GG106", 4)]),
+    ("import torch\nw = torch.ones(2, requires_grad=True)\nw.sum().backward()\nw.grad\n", []),
+    ("import torch\nw = torch.ones(2, requires_grad=True) * 2\nw.retain_grad()\nw.sum().backward()\nw.grad\n", []),
+    # the None is never "not None": the guarded update does not run, and is not reported
+    ("import torch\nw = torch.ones(2, requires_grad=True) * 2\nw.sum().backward()\n"
+     "if w.grad is not None:\n    print(w.grad)\n", [("GG106", 4)]),
+])
+def test_grad_of_a_non_leaf(program, expected):
     assert _codes(program) == expected

@@ -18,6 +18,7 @@ Causes, told apart by the data rather than by the text:
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from .findings import Finding, Fix, Related
 from .rules import RELATED, RULES
@@ -512,7 +513,15 @@ def report_finding(report, path: str, locate) -> Finding:
     for root in sorted(report.origins, key=lambda r: (r.path, r.node.lineno))[:2]:
         key = "origin_params" if root.kind == "params" else "origin_tensor"
         related.append(_related(key, locate(root.node, root.path), name=root.name))
-    fixes = tuple(Fix(f.kind, f.title, tuple((k, locate(n, path)) for k, n in f.targets), f.preferred,
+    fixes = tuple(Fix(f.kind, f.title, tuple((k, _span(locate, n, path)) for k, n in f.targets), f.preferred,
                       safe=f.safe) for f in report.fixes)
     return Finding(report.code, rule.severity if report.exact else "warning", rule.message["en"].format(**args),
                    locate(report.node, path), tuple(related), fixes, tuple(args.items()))
+
+
+def _span(locate, node, path: str):
+    """The location of a node, or of a (first, last) pair of statements: from one to the other."""
+    if not isinstance(node, tuple):
+        return locate(node, path)
+    first, last = locate(node[0], path), locate(node[1], path)
+    return dataclasses.replace(first, end_line=last.end_line, end_column=last.end_column)

@@ -882,7 +882,12 @@ class Engine:
         if t is LibRef:
             return LibRef(f"{recv.qual}.{name}")
         if t is Tensor:
-            if name == "data" or name == "grad":
+            if name == api.GRAD_ATTRIBUTE:
+                retained = ("retained", recv.segs) in st.heap
+                self.emit("read_grad", node, st, (recv,), target=node.value, detail="retained" if retained else "")
+                if not (recv.leaf or retained) and recv.grad == YES and recv.exact and recv.roots:
+                    return NONE  # a backward never fills it
+            if name == "data" or name == api.GRAD_ATTRIBUTE:
                 return Tensor(exact=recv.exact)
             if name in api.SEVER_ATTRIBUTES:
                 return UNKNOWN
@@ -1397,6 +1402,8 @@ class Engine:
                 st.mark_stepped()
                 self.trained |= t.roots
             return t
+        if name == api.RETAIN_GRAD:  # .grad of this non-leaf will be kept
+            st.heap[("retained", t.segs)] = Const(True)
         if name in ("register_hook", "retain_grad", "zero_"):
             return NONE
         return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()), None, st)
@@ -1643,7 +1650,8 @@ class Engine:
         rules = SUBSCRIBERS.get(event)
         if not rules or not self.reporting or self.frame.module is not self.main:
             return
-        ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt)
+        scope = self.frame.func.node if isinstance(self.frame.func, Func) else self.frame.module.tree
+        ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt, scope)
         for rule in rules:
             report = rule.events[event](ev)
             if report is None:

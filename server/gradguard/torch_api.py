@@ -436,3 +436,8 @@ NUMPY_CONVERTERS = {
     "numpy.mean": False, "numpy.sum": False, "numpy.std": False, "numpy.var": False,
     "numpy.max": False, "numpy.min": False, "numpy.concatenate": False, "numpy.stack": False,
 }
+
+# The gradient a backward leaves on a leaf; on a non-leaf it stays None (with a UserWarning)
+# unless retain_grad() was called on it first.
+GRAD_ATTRIBUTE = "grad"
+RETAIN_GRAD = "retain_grad"

@@ -54,9 +54,9 @@ class Rule:
 class Event:
     """What the interpreter saw, in autograd terms, at one expression.
 
-    Events: ``to_numpy`` (a tensor turned into a NumPy array), ``in_place`` (a tensor modified
-    in place: a method, an augmented assignment, an indexed assignment), ``backward`` (a
-    backward or autograd.grad call, over ``tensors``).
+    Events: ``to_numpy`` (a tensor turned into a NumPy array), ``read_grad`` (its ``.grad``
+    read), ``in_place`` (a tensor modified in place: a method, an augmented assignment, an
+    indexed assignment), ``backward`` (a backward or autograd.grad call, over ``tensors``).
     ``tensors``: the abstract tensor values concerned (``values.Tensor``); ``grad_mode``: whether
     grad recording is on there (True, False, None for unknown); ``known_context``: False while
     a function nothing called is analysed with unknown arguments (its callers' grad mode is
@@ -69,6 +69,20 @@ class Event:
     target: Optional[ast.AST] = None
     detail: str = ""  # the method or function name, as written
     stmt: Optional[ast.stmt] = None  # the statement it is part of
+    scope: Optional[ast.AST] = None  # the function (or module) the statement is in
+
+    def statement_run(self, keep: Callable[[ast.stmt], bool]) -> tuple:
+        """``stmt`` and the sibling statements right after it that ``keep`` accepts (a fix
+        that wraps one update should wrap the updates next to it too)."""
+        for node in ast.walk(self.scope) if self.scope is not None else ():
+            for name in ("body", "orelse", "finalbody"):
+                block = getattr(node, name, None)
+                if isinstance(block, list) and self.stmt in block:
+                    i = j = block.index(self.stmt)
+                    while j + 1 < len(block) and keep(block[j + 1]):
+                        j += 1
+                    return tuple(block[i:j + 1])
+        return (self.stmt,)
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,23 @@ def on_in_place(ev) -> Report | None:
     kind = "a view of a leaf Variable" if ev.detail == "view" else "a leaf Variable"
     fixes = ()
     if ev.stmt is not None:
-        fixes = (FixIntent("no_grad", "Update under `torch.no_grad()`", (("stmt", ev.stmt),), preferred=True,
-                           safe=True),)
+        run = ev.statement_run(_an_update)
+        fixes = (FixIntent("no_grad", "Update under `torch.no_grad()`", (("stmt", (run[0], run[-1])),),
+                           preferred=True, safe=True),)
     target = ev.target if ev.target is not None else getattr(ev.node, "target", ev.node)
     return Report("GG108", ev.node, (("call", f"`{_short(ev.stmt or ev.node)}`"), ("kind", kind),
                                      ("what", f"`{_short(target)}`")), True, fixes, t.roots)
+
+
+def _an_update(stmt: ast.stmt) -> bool:
+    """An in-place update as written: ``b -= …``, ``x[i] = …``, ``b.grad.zero_()``."""
+    if isinstance(stmt, ast.AugAssign):
+        return True
+    if isinstance(stmt, ast.Assign):
+        return all(isinstance(t, ast.Subscript) for t in stmt.targets)
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+        and call.func.attr.endswith("_") and not call.func.attr.startswith("_")
 
 
 def _short(node: ast.AST) -> str:
@@ -55,6 +67,7 @@ RULE = Rule(
         "zh-cn": "把更新放进 `with torch.no_grad():`（优化器也是这样做的）；若结果应属于计算图，改用非原地操作。",
     },
     events={"in_place": on_in_place},
-    trigger=re.compile(r"\.grad\b|requires_grad\s*=\s*True|requires_grad_\(\s*\)"),
+    # a leaf made here; updates of a model's parameters sit next to the backward that fills .grad
+    trigger=re.compile(r"requires_grad\s*=\s*True|requires_grad_\(\s*\)"),
     raises=True,
 )
