@@ -1304,6 +1304,7 @@ def test_table_shapes():
 
 # Every table in torch_api.py is checked by a test above; a new table needs one too.
 VERIFIED_TABLES = {
+    "TO_NUMPY_METHODS", "NUMPY_CONVERTERS", "GRAD_ATTRIBUTE", "RETAIN_GRAD",
     "FACTORIES", "COPY_CONSTRUCTORS", "PARAMETERS", "FUNCTIONS", "TENSOR_METHODS",
     "TENSOR_ATTRIBUTE_VIEWS", "OPERATORS", "SUBSCRIPT_SAVES", "SEVER_METHODS", "SEVER_ATTRIBUTES",
     "DETACH_IN_PLACE", "REQUIRES_GRAD_SETTER", "BACKWARD_CALLS", "GRAD_MODE", "MODULES",
@@ -1400,3 +1401,15 @@ def test_numpy_converter(name):
         with pytest.raises(RuntimeError, match=re.escape(NUMPY_MESSAGE)):
             fn(bad)
     fn([(w * 2).detach(), (w * 3).detach()])
+
+
+def test_grad_of_a_non_leaf_is_none_unless_retained():
+    w = torch.ones(2, requires_grad=True)
+    h = w * 2
+    (h * h).sum().backward(retain_graph=True)
+    with pytest.warns(UserWarning, match="not a leaf Tensor is being accessed"):
+        assert getattr(h, api.GRAD_ATTRIBUTE) is None
+    assert getattr(w, api.GRAD_ATTRIBUTE) is not None
+    getattr(h, api.RETAIN_GRAD)()
+    (h * h).sum().backward()
+    assert getattr(h, api.GRAD_ATTRIBUTE) is not None

@@ -21,16 +21,8 @@ import ast
 import dataclasses
 
 from .findings import Finding, Fix, Related
-from .rules import RELATED, RULES
+from .rules import RELATED, RULES, short
 from .values import Tensor, Tup
-
-MAX_TEXT = 48
-
-
-def short(node: ast.AST) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
-
 
 def describe_roots(roots, locale: str = "en", names=None) -> str:
     """``names``: root -> how the user writes it where the text is shown (default: where it was made)."""

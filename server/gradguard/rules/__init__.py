@@ -108,6 +108,15 @@ class Report:
     origins: frozenset = frozenset()  # the requires_grad origins (values.Root) to point at
 
 
+MAX_TEXT = 48
+
+
+def short(node: ast.AST) -> str:
+    """A node's source text, cut to fit in a message."""
+    text = ast.unparse(node)
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
+
+
 def _discover() -> dict:
     found = []
     for info in pkgutil.iter_modules(__path__):

@@ -6,23 +6,18 @@ accessed. Its .grad attribute won't be populated during autograd.backward().`` a
 0.01``, ``.to(device)`` of a leaf, a perturbation added to an input, a model's feature map."""
 from __future__ import annotations
 
-import ast
 
 from ..values import YES
-from . import Report, Rule
+from . import Report, Rule, short
 
 
 def on_read_grad(ev) -> Report | None:
     t = ev.tensors[0]
     if t.leaf or t.grad != YES or not t.exact or not t.roots or ev.detail == "retained":
         return None
-    what = _short(ev.target) if ev.target is not None else "the tensor"
+    what = short(ev.target) if ev.target is not None else "the tensor"
     return Report("GG106", ev.node, (("what", f"`{what}`"),), True, (), t.roots)
 
-
-def _short(node: ast.AST) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 48 else text[:45] + "..."
 
 
 RULE = Rule(

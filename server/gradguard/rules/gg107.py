@@ -6,11 +6,10 @@ tensor.detach().numpy() instead.`` The tensor requires grad when it is a paramet
 mode is where it is converted."""
 from __future__ import annotations
 
-import ast
 import re
 
 from ..values import YES
-from . import FixIntent, Report, Rule
+from . import FixIntent, Report, Rule, short
 
 
 def on_to_numpy(ev) -> Report | None:
@@ -19,16 +18,12 @@ def on_to_numpy(ev) -> Report | None:
         return None
     fixes = ()
     if ev.target is not None:
-        fixes = (FixIntent("detach", f"Detach `{_short(ev.target)}` before converting it", (("expr", ev.target),),
+        fixes = (FixIntent("detach", f"Detach `{short(ev.target)}` before converting it", (("expr", ev.target),),
                            preferred=True, safe=True),)
-    what = f"`{_short(ev.target)}`" if ev.target is not None else "a tensor in the list"
-    return Report("GG107", ev.node, (("call", f"`{_short(ev.node)}`"), ("what", what)), True, fixes,
+    what = f"`{short(ev.target)}`" if ev.target is not None else "a tensor in the list"
+    return Report("GG107", ev.node, (("call", f"`{short(ev.node)}`"), ("what", what)), True, fixes,
                   frozenset().union(*(t.roots for t in needing)))
 
-
-def _short(node: ast.AST) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 48 else text[:45] + "..."
 
 
 RULE = Rule(

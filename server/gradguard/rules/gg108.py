@@ -10,7 +10,7 @@ import ast
 import re
 
 from ..values import YES
-from . import FixIntent, Report, Rule
+from . import FixIntent, Report, Rule, short
 
 
 def on_in_place(ev) -> Report | None:
@@ -27,8 +27,8 @@ def on_in_place(ev) -> Report | None:
         fixes = (FixIntent("no_grad", "Update under `torch.no_grad()`", (("stmt", (run[0], run[-1])),),
                            preferred=True, safe=True),)
     target = ev.target if ev.target is not None else getattr(ev.node, "target", ev.node)
-    return Report("GG108", ev.node, (("call", f"`{_short(ev.stmt or ev.node)}`"), ("kind", kind),
-                                     ("what", f"`{_short(target)}`")), True, fixes, t.roots)
+    return Report("GG108", ev.node, (("call", f"`{short(ev.stmt or ev.node)}`"), ("kind", kind),
+                                     ("what", f"`{short(target)}`")), True, fixes, t.roots)
 
 
 def _an_update(stmt: ast.stmt) -> bool:
@@ -41,10 +41,6 @@ def _an_update(stmt: ast.stmt) -> bool:
     return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
         and call.func.attr.endswith("_") and not call.func.attr.startswith("_")
 
-
-def _short(node: ast.AST) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 48 else text[:45] + "..."
 
 
 RULE = Rule(
