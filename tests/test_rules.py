@@ -62,6 +62,9 @@ def test_event_rules_on_snippets(program, expected):
     # the None is never "not None": the guarded update does not run, and is not reported
     ("import torch\nw = torch.ones(2, requires_grad=True) * 2\nw.sum().backward()\n"
      "if w.grad is not None:\n    print(w.grad)\n", [("GG106", 4)]),
+    # using the None raises (TypeError): torch never reaches the second backward
+    ("import torch\nw = torch.ones(2, requires_grad=True) * 2\nfor i in range(2):\n"
+     "    (w * w).sum().backward()\n    w = w - 0.1 * w.grad\n", [("GG106", 5)]),
 ])
 def test_grad_of_a_non_leaf(program, expected):
     assert _codes(program) == expected

@@ -38,6 +38,11 @@ CALL_BUDGET = 1_000
 CANCEL_EVERY = 1024  # steps between two looks at the cancel callback
 
 
+# The .grad of a tensor that is certainly not a leaf (and not retained): None. Only this value,
+# not every None the analysis meets, is known for sure to make arithmetic and attributes raise.
+UNFILLED_GRAD = Const(None)
+
+
 class OverBudget(Exception):
     """The innermost budget in force ran out; whoever set it abandons its work."""
 
@@ -635,6 +640,9 @@ class Engine:
         return self.binop(node, type(node.op).__name__, (left, node.left), (right, node.right), st)
 
     def binop(self, node, op, left, right, st):
+        if left[0] is UNFILLED_GRAD or right[0] is UNFILLED_GRAD:
+            self.killed = True  # arithmetic on None: a TypeError
+            return UNKNOWN
         if type(left[0]) is Tensor or type(right[0]) is Tensor:
             return self.op(node, [left, right], api.OPERATORS.get(op), st)
         if type(left[0]) is Tup and type(right[0]) is Tup and op == "Add":
@@ -876,6 +884,9 @@ class Engine:
         return value
 
     def attr(self, recv: Val, name: str, st: State, node) -> Val:
+        if recv is UNFILLED_GRAD:
+            self.killed = True  # an attribute of None: an AttributeError
+            return UNKNOWN
         t = type(recv)
         if t is Alt:
             return self.each(recv, st, lambda option, s: self.attr(option, name, s, node))
@@ -886,7 +897,7 @@ class Engine:
                 retained = ("retained", recv.segs) in st.heap
                 self.emit("read_grad", node, st, (recv,), target=node.value, detail="retained" if retained else "")
                 if not (recv.leaf or retained) and recv.grad == YES and recv.exact and recv.roots:
-                    return NONE  # a backward never fills it
+                    return UNFILLED_GRAD  # a backward never fills it
             if name == "data" or name == api.GRAD_ATTRIBUTE:
                 return Tensor(exact=recv.exact)
             if name in api.SEVER_ATTRIBUTES:
