@@ -1296,8 +1296,8 @@ def test_table_shapes():
     assert not (set(api.FUNCTIONS) & (api.FACTORIES | api.COPY_CONSTRUCTORS))
     assert not (api.FACTORIES & api.COPY_CONSTRUCTORS)
     for spec in api.BACKWARD_CALLS.values():
-        assert {"tensors", "retain_pos", "create_pos", "inputs_pos"} <= set(spec) <= {"tensors", "retain_pos", "inputs_pos",
-                                                                        "create_pos", "returns"}
+        assert {"tensors", "retain_pos", "create_pos", "inputs_pos", "gradient"} <= set(spec) <= {
+            "tensors", "retain_pos", "inputs_pos", "create_pos", "returns", "gradient"}
         assert spec.get("returns", "grads") == "grads"
     assert all(isinstance(v, bool) for v in api.RESULT_FIELDS.values())
 
@@ -1312,6 +1312,9 @@ VERIFIED_TABLES = {
     "OPTIMIZER_PREFIXES", "OPTIMIZER_STEP_METHODS", "COPIES", "RESULT_FIELDS",
     "OPTIMIZER_REPEATS_CLOSURE", "MODULE_HOLDERS", "PYTHON_VALUE_METHODS", "MODULE_PARAMETER_ATTRIBUTES",
     "DATA_CONVERTERS", "SAMPLE_METHODS", "TENSOR_CLASSES", "MODULE_NAMED_METHODS", "MODULE_FORWARD_HOOKS",
+    # tests/test_shapes.py
+    "SHAPE_FUNCTIONS", "SHAPE_METHODS", "SHAPE_ATTRIBUTES", "SHAPE_OPERATORS", "FACTORY_SHAPES",
+    "LOSS_SHAPES", "MODULE_SHAPES",
 }
 
 

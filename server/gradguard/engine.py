@@ -19,6 +19,7 @@ import ast
 import operator
 from typing import Optional
 
+from . import shapes
 from . import torch_api as api
 from .rules import SUBSCRIBERS, Event
 from .state import Ager, FreeInfo, State, join_states
@@ -542,7 +543,7 @@ class Engine:
                 flag = _truth(value)
                 root = Root(target, self.stmt, self.frame.module.path, "tensor")
                 st.bind(target.value.id, Tensor(YES if flag else MAYBE, obj.leaf, obj.segs, obj.roots | {root},
-                                                obj.via, obj.exact, obj.weak))
+                                                obj.via, obj.exact, obj.weak, obj.shape))
         elif t is ast.Subscript:
             base = self.ev(target.value, st)
             self.ev(target.slice, st)
@@ -644,7 +645,8 @@ class Engine:
             self.killed = True  # arithmetic on None: a TypeError
             return UNKNOWN
         if type(left[0]) is Tensor or type(right[0]) is Tensor:
-            return self.op(node, [left, right], api.OPERATORS.get(op), st)
+            return self.shaped(self.op(node, [left, right], api.OPERATORS.get(op), st),
+                               api.SHAPE_OPERATORS.get(op), [left, right], {}, st)
         if type(left[0]) is Tup and type(right[0]) is Tup and op == "Add":
             return Tup(left[0].items + right[0].items)
         if type(left[0]) is Box and type(right[0]) is Box and op == "Add":  # list + list
@@ -665,7 +667,9 @@ class Engine:
     def e_UnaryOp(self, node, st):
         operand = self.ev(node.operand, st)
         if type(operand) is Tensor:
-            return self.op(node, [(operand, node.operand)], api.OPERATORS.get(type(node.op).__name__), st)
+            op = type(node.op).__name__
+            return self.shaped(self.op(node, [(operand, node.operand)], api.OPERATORS.get(op), st),
+                               api.SHAPE_OPERATORS.get(op), [(operand, node.operand)], {}, st)
         if type(node.op) is ast.Not and type(operand) is Const:
             return Const(not operand.value)
         return UNKNOWN
@@ -767,7 +771,7 @@ class Engine:
         if type(v) is Tensor:
             olds = {(s.site, s.ctx) for s in v.segs if s.old}
             weak = frozenset(s for s in v.segs if s in self.summaries or s.old or (s.site, s.ctx) in olds)
-            return v if weak == v.weak else Tensor(v.grad, v.leaf, v.segs, v.roots, v.via, v.exact, weak)
+            return v if weak == v.weak else Tensor(v.grad, v.leaf, v.segs, v.roots, v.via, v.exact, weak, v.shape)
         if type(v) is Tup:
             return Tup(self._weak(x) for x in v.items)
         return v
@@ -810,7 +814,11 @@ class Engine:
         tb = type(base)
         if tb is Tensor:
             kind = "basic" if _basic_index(node.slice, index) else "advanced"
-            return self.op(node, [(base, node.value), (index, node.slice)], api.SUBSCRIPT_SAVES[kind], st)
+            out = self.op(node, [(base, node.value), (index, node.slice)], api.SUBSCRIPT_SAVES[kind], st)
+            items = _index_items(node.slice, index) if kind == "basic" else None
+            if items is not None:
+                out.shape = shapes.index(base.shape, items)
+            return out
         if tb is Tup:
             if type(index) is Const and isinstance(index.value, int) and -len(base.items) <= index.value < len(base.items):
                 return base.items[index.value]
@@ -899,11 +907,12 @@ class Engine:
                 if not (recv.leaf or retained) and recv.grad == YES and recv.exact and recv.roots:
                     return UNFILLED_GRAD  # a backward never fills it
             if name == "data" or name == api.GRAD_ATTRIBUTE:
-                return Tensor(exact=recv.exact)
+                return Tensor(exact=recv.exact, shape=recv.shape)
             if name in api.SEVER_ATTRIBUTES:
                 return UNKNOWN
             if name in api.TENSOR_ATTRIBUTE_VIEWS:
-                return self.op(node, [(recv, node.value)], api.TENSOR_ATTRIBUTE_VIEWS[name], st)
+                return self.shaped(self.op(node, [(recv, node.value)], api.TENSOR_ATTRIBUTE_VIEWS[name], st),
+                                   api.SHAPE_ATTRIBUTES.get(name), [(recv, node.value)], {}, st)
             if name in api.RESULT_FIELDS:
                 return recv if api.RESULT_FIELDS[name] else Tensor(exact=recv.exact)
             return Bound(recv, name)
@@ -1321,17 +1330,27 @@ class Engine:
                 st.grad = enabled  # torch.set_grad_enabled(False) as a statement
             return GradCtx(enabled)
         if qual in api.FACTORIES or qual in api.COPY_CONSTRUCTORS:
-            return self.leaf(node, _kw_truth(kwargs, "requires_grad", False), st)
+            return self.shaped(self.leaf(node, _kw_truth(kwargs, "requires_grad", False), st),
+                               api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
         if qual in api.PARAMETERS:
-            return self.leaf(node, _kw_truth(kwargs, "requires_grad", True), st)
+            return self.shaped(self.leaf(node, _kw_truth(kwargs, "requires_grad", True), st),
+                               api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
         if qual in api.DATA_CONVERTERS and not any(tensors_in(v) or type(v) is Box for v, _ in args[:1]):
             return Tensor()  # data from lists, NumPy or a library: a leaf without grad
         if qual in api.FUNCTIONS:
-            return self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st)
+            out = self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st)
+            if qual in api.LOSS_SHAPES:
+                kind, leading = api.LOSS_SHAPES[qual]
+                out.shape = shapes.loss(kind, _shape_args(args, st), _shape_kwargs(kwargs, st), len(args) - leading)
+                return out
+            return self.shaped(out, api.SHAPE_FUNCTIONS.get(qual), args, kwargs, st)
         if qual in api.MODULES:
             spec = api.MODULES[qual]
             root = Root(node, self.stmt, self.frame.module.path, "params") if spec["params"] else None
-            return Layer(qual, spec, root)
+            config = None
+            if qual in api.MODULE_SHAPES or qual in api.LOSS_SHAPES:  # what its output shape follows
+                config = (_shape_args(args, st), _shape_kwargs(kwargs, st))
+            return Layer(qual, spec, root, config=config)
         if qual in api.MODULE_CONTAINERS or qual in api.MODULE_HOLDERS:
             children = []
             for v, _ in args:
@@ -1370,7 +1389,7 @@ class Engine:
         """``copy.deepcopy(module)``: a module of the same kind with parameters of its own."""
         if type(v) is Layer:
             root = Root(node, self.stmt, self.frame.module.path, "params") if v.root is not None else None
-            return Layer(v.qual, v.spec, root, tuple(self.copy_value(c, node, st) for c in v.children))
+            return Layer(v.qual, v.spec, root, tuple(self.copy_value(c, node, st) for c in v.children), v.config)
         return v
 
     def leaf(self, node, requires_grad, st) -> Tensor:
@@ -1385,13 +1404,18 @@ class Engine:
         if name in api.TO_NUMPY_METHODS:
             self.emit("to_numpy", node, st, (t,), target=node.func.value, detail=name)
         if name in api.SEVER_METHODS or name in api.SAMPLE_METHODS:
-            return UNKNOWN if name in api.PYTHON_VALUE_METHODS else Tensor(exact=t.exact)
+            if name in api.PYTHON_VALUE_METHODS:
+                return UNKNOWN
+            return self.shaped(Tensor(exact=t.exact), api.SHAPE_METHODS.get(name),
+                               [(t, node.func.value)] + list(args), kwargs, st)
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
             flag = name == api.REQUIRES_GRAD_SETTER and (_truth(args[0][0]) if args else
                                                          _kw_truth(kwargs, "requires_grad", True))
             if flag is False and t.leaf:
                 self.freeze(t.roots, st)
             out = self.leaf(node, flag, st) if t.leaf or not flag else t
+            if out is not t:
+                out.shape = t.shape
             receiver = node.func.value
             if isinstance(receiver, ast.Name):
                 st.bind(receiver.id, out)
@@ -1402,8 +1426,9 @@ class Engine:
                     _forget_items(st, box)
             return out
         if name in api.TENSOR_METHODS:
-            return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()),
-                           api.TENSOR_METHODS[name], st)
+            return self.shaped(self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()),
+                                       api.TENSOR_METHODS[name], st),
+                               api.SHAPE_METHODS.get(name), [(t, node.func.value)] + list(args), kwargs, st)
         if api.is_in_place_method(name):
             self.emit("in_place", node, st, (self.as_now(t, st),), target=node.func.value, detail=name)
             frozen = t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots)
@@ -1433,6 +1458,7 @@ class Engine:
         elif layer.root is not None and (layer.root, "absorbed") in st.heap:
             inputs.append((st.heap[(layer.root, "absorbed")], None))
         out = self.op(node, inputs, layer.spec.get("saves"), st)
+        out.shape = _layer_shape(layer, _shape_args(args, st))
         returns = layer.spec.get("returns", "tensor")
         if returns == "output_and_hidden_pair":  # LSTM: (output, (h, c))
             return Tup((out, Tup((out, out))))
@@ -1534,7 +1560,7 @@ class Engine:
             if missing:
                 via = dict(v.via)
                 via.update((s, node) for s in missing)
-                return Tensor(v.grad, v.leaf, v.segs, v.roots, via, v.exact, v.weak)
+                return Tensor(v.grad, v.leaf, v.segs, v.roots, via, v.exact, v.weak, v.shape)
         return v
 
     def old_of(self, seg: Seg, loop) -> Seg:
@@ -1555,6 +1581,12 @@ class Engine:
         ts = list(tensors_in(target))
         if type(target) in (Box, Iter):
             ts = list(tensors_in(self.iter_elem(target, st, node)))
+        pos, keyword = spec["gradient"]
+        given = kwargs.get(keyword, args[pos] if len(args) > pos else None)
+        if given is None or given[0] == NONE:  # torch seeds the outputs with ones
+            self.emit("implicit_gradient", node, st, tuple(ts), target=_outputs_node(node, spec), detail=keyword)
+            if self.killed:
+                return NONE
         self.emit("backward", node, st, tuple(ts), detail=spec.get("returns") or "backward")
         if self.killed:
             return NONE
@@ -1563,7 +1595,7 @@ class Engine:
         walked = self.walked(segs, args, kwargs, spec, st)
         if walked is not None:  # gradients asked for some inputs only: the rest is not run
             segs = walked
-            ts = [Tensor(t.grad, t.leaf, t.segs & walked, t.roots, t.via, t.exact, t.weak & walked) for t in ts]
+            ts = [Tensor(t.grad, t.leaf, t.segs & walked, t.roots, t.via, t.exact, t.weak & walked, t.shape) for t in ts]
         hits = [s for s in segs if s in st.freed]
         if hits:
             self.reuse(node, ts, hits, st)
@@ -1675,8 +1707,18 @@ class Engine:
     def as_now(self, t: Tensor, st: State) -> Tensor:
         """The tensor as autograd sees it now: frozen parameters no longer require grad."""
         if t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots):
-            return Tensor(exact=t.exact)
+            return Tensor(exact=t.exact, shape=t.shape)
         return t
+
+    def shaped(self, out: Val, kind, args, kwargs, st: State, rule=shapes.result) -> Val:
+        """Give ``out``, a tensor just made by an op, the shape ``kind`` of the shape table says."""
+        if kind is None or type(out) is not Tensor:
+            return out
+        if kind == "literal":
+            out.shape = shapes.literal(_literal(args[0][1])) if args else None
+        else:
+            out.shape = rule(kind, _shape_args(args, st), _shape_kwargs(kwargs, st))
+        return out
 
     def converted(self, args, st: State, tensors: bool) -> tuple:
         """The tensors a NumPy function converts: those of its list arguments, and its tensor
@@ -1857,7 +1899,7 @@ def _walks_container(v: Val) -> bool:
 def _strong(v: Val) -> Val:
     """Elements consumed all together (stacked, summed): each graph is walked, none is weak."""
     if type(v) is Tensor and v.weak:
-        return Tensor(v.grad, v.leaf, v.segs, v.roots, v.via, v.exact)
+        return Tensor(v.grad, v.leaf, v.segs, v.roots, v.via, v.exact, shape=v.shape)
     if type(v) is Tup:
         return Tup(_strong(x) for x in v.items)
     return v
@@ -1898,6 +1940,84 @@ def _isinstance(v: Val, cls: Val) -> Val:
         fits = type(v) in _PYTHON_TYPES[cls.name] and (type(v) is Tup or v.kind == cls.name)
         return Const(fits)
     return UNKNOWN
+
+
+def _shape_arg(v: Val, node, st: State):
+    """An argument as the shape rules see it (``shapes.result``)."""
+    tv = type(v)
+    if tv is Tensor:
+        return shapes.Of(v.shape)
+    if tv is Const:
+        return v.value
+    if tv is Tup:
+        return tuple(_shape_arg(x, None, st) for x in v.items)
+    if tv is Box and isinstance(node, (ast.List, ast.Tuple)) \
+            and not any(isinstance(e, ast.Starred) for e in node.elts):
+        elem = _shape_arg(st.heap.get((v.oid, "*"), UNKNOWN), None, st)
+        return [elem] * len(node.elts)  # torch.stack([a, b]): a sequence of known length
+    return shapes.OPAQUE
+
+
+def _shape_args(args, st: State) -> list:
+    return [_shape_arg(v, n, st) for v, n in args]
+
+
+def _shape_kwargs(kwargs, st: State) -> dict:
+    return {k: _shape_arg(v, n, st) for k, (v, n) in kwargs.items()}
+
+
+def _literal(node):
+    """Literal data as written (``[[1., 2.], [3., 4.]]``); None for what is not a literal."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _literal(node.operand)
+    if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return [_literal(e) for e in node.elts]
+    return None
+
+
+def _index_items(node, index: Val):
+    """A basic index as ``shapes.index`` takes it; None when a part of it is not known."""
+    parts = node.elts if isinstance(node, ast.Tuple) else [node]
+    values = index.items if type(index) is Tup and isinstance(node, ast.Tuple) else (index,)
+    if len(values) != len(parts):
+        return None
+    items = []
+    for part, value in zip(parts, values):
+        if isinstance(part, ast.Slice):
+            whole = part.lower is None and part.upper is None and part.step is None
+            items.append(slice(None) if whole else slice(0, 1))
+        elif type(value) is Const and (value.value is None or value.value is Ellipsis
+                                       or (type(value.value) is int)):
+            items.append(value.value)
+        else:
+            return None
+    return items
+
+
+def _layer_shape(layer: Layer, inputs: list):
+    """The shape of a built-in module's output (``MODULE_SHAPES``, ``LOSS_SHAPES``)."""
+    if layer.config is None:
+        return None
+    args, kwargs = layer.config
+    if layer.qual in api.LOSS_SHAPES:
+        kind, leading = api.LOSS_SHAPES[layer.qual]
+        return shapes.loss(kind, inputs, kwargs, len(args) - leading)
+    kind = api.MODULE_SHAPES.get(layer.qual)
+    return shapes.module(kind, args, kwargs, inputs) if kind is not None else None
+
+
+def _outputs_node(call, spec):
+    """The expression of the outputs a backward call walks from: ``loss`` in ``loss.backward()``
+    and in ``torch.autograd.grad(loss, …)``."""
+    if not isinstance(call, ast.Call):
+        return None
+    if spec["tensors"] is None:
+        return call.func.value if isinstance(call.func, ast.Attribute) else None
+    if len(call.args) > spec["tensors"] and not isinstance(call.args[spec["tensors"]], ast.Starred):
+        return call.args[spec["tensors"]]
+    return next((k.value for k in call.keywords if k.arg in ("outputs", "tensors")), None)
 
 
 def _index_loop(node: ast.For) -> bool:

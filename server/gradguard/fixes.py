@@ -407,7 +407,42 @@ def _offset(src: _Source, pos: tuple[int, int]) -> int:
     return sum(len(text) for text in src.lines[: line - 1]) + col - 1
 
 
+def _appended(method: str):
+    """``.mean()`` / ``.sum()`` after the target expression (parenthesised when needed)."""
+    def make(srcs, fix: Fix) -> list[Edit]:
+        loc = fix.target("expr")
+        src = _source_for(srcs, loc)
+        region, node = _exact(src, loc, (cst.BaseExpression,))
+        start, end = region.span(node)
+        if node.rpar:
+            return [_insert(src, _after_parens(src, end, len(node.rpar)), f".{method}()")]
+        if isinstance(node, _ATOMIC):
+            return [_insert(src, end, f".{method}()")]
+        return [_insert(src, start, "("), _insert(src, end, f").{method}()")]
+    return make
+
+
+def _ones_like(keyword: str):
+    """``keyword=torch.ones_like(<outputs>)`` added to the backward call."""
+    def make(srcs, fix: Fix) -> list[Edit]:
+        loc, call_loc = fix.target("expr"), fix.target("call")
+        src = _source_for(srcs, loc)
+        outputs = _text_between(src, (loc.line, loc.column), (loc.end_line, loc.end_column))
+        region, call = _exact(src, call_loc, (cst.Call,))
+        if any(a.keyword and a.keyword.value == keyword for a in call.args):
+            raise FixError(f"{keyword} is already given")
+        torch = _torch_name(srcs) or "torch"
+        text = f"{keyword}={torch}.ones_like({outputs})"
+        if call.args:
+            return [_insert(src, region.span(call.args[-1].value)[1], f", {text}")]
+        end_line, end_col = region.span(call)[1]
+        return [_insert(src, (end_line, end_col - 1), text)]
+    return make
+
+
 _KINDS = {"retain_graph": _retain_graph, "detach": _detach, "no_grad": _no_grad,
+          "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),
+          **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},
           "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after}
 
 

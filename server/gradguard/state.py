@@ -146,7 +146,7 @@ class Ager:
             return t
         via = {m.get(s, s): n for s, n in t.via.items()}
         return Tensor(t.grad, t.leaf, frozenset(m.get(s, s) for s in t.segs), t.roots, via,
-                      t.exact, frozenset(m.get(s, s) for s in t.weak) if t.weak else t.weak)
+                      t.exact, frozenset(m.get(s, s) for s in t.weak) if t.weak else t.weak, t.shape)
 
     def value(self, v: Val) -> Val:
         tv = type(v)

@@ -238,11 +238,15 @@ REQUIRES_GRAD_SETTER = "requires_grad_"
 # create_graph); create_graph=True also retains the graph: retain_graph defaults to create_graph.)
 # ``inputs``: the tensors gradients are asked for; the call runs (and frees) only the part of
 # the graph between the outputs and them.
+# ``gradient``: the position and keyword of the gradient of the outputs; without it torch makes
+# ones, which it can only do for outputs of one element.
 BACKWARD_CALLS = {
-    "Tensor.backward": {"tensors": None, "retain_pos": 1, "create_pos": 2, "inputs_pos": 3},
-    "torch.autograd.backward": {"tensors": 0, "retain_pos": 2, "create_pos": 3, "inputs_pos": 5},
+    "Tensor.backward": {"tensors": None, "retain_pos": 1, "create_pos": 2, "inputs_pos": 3,
+                        "gradient": (0, "gradient")},
+    "torch.autograd.backward": {"tensors": 0, "retain_pos": 2, "create_pos": 3, "inputs_pos": 5,
+                                "gradient": (1, "grad_tensors")},
     "torch.autograd.grad": {"tensors": 0, "retain_pos": 3, "create_pos": 4, "inputs_pos": 1,
-                            "returns": "grads"},
+                            "returns": "grads", "gradient": (2, "grad_outputs")},
 }
 
 # Context managers / decorators that switch graph recording.
@@ -441,3 +445,89 @@ NUMPY_CONVERTERS = {
 # unless retain_grad() was called on it first.
 GRAD_ATTRIBUTE = "grad"
 RETAIN_GRAD = "retain_grad"
+
+# --- shapes: only as far as "one element or not" (a backward without a gradient argument needs
+# exactly one element: "grad can be implicitly created only for scalar outputs"). Each entry is
+# checked against torch by tests/test_shapes.py. A kind is a rule of gradguard/shapes.py:
+#   same: the input's shape; broadcast: the broadcast of the tensor and number arguments;
+#   reduce: no dim -> one element, dim (and keepdim) -> that dim removed (kept as 1);
+#   spread: std/var, like reduce, but the third argument is ``unbiased`` and keepdim the fourth;
+#   reverse: x.T (every dim reversed); swap_last: x.mT (the last two swapped);
+#   whole: one element when called on the tensor alone (max(x)); max(x, dim) is not followed;
+#   norm: like reduce, but the dim is the third argument (p comes first);
+#   view / flatten / unsqueeze / squeeze / transpose / matmul / stack: as those ops do.
+# Ops not listed here give a shape nothing is known of.
+_SAME_FUNCTIONS = ("neg", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "log1p", "expm1",
+                   "reciprocal", "erf", "sigmoid", "relu", "abs", "square", "sign", "round",
+                   "floor", "ceil", "clone", "nan_to_num", "softmax", "log_softmax")
+_ACTIVATIONS = ("relu", "leaky_relu", "gelu", "silu", "elu", "relu6", "hardtanh", "softplus",
+                "mish", "hardswish", "logsigmoid", "sigmoid", "tanh", "softmax", "log_softmax",
+                "dropout", "normalize")
+SHAPE_FUNCTIONS = {
+    **{f"torch.{n}": "same" for n in _SAME_FUNCTIONS},
+    **{f"torch.nn.functional.{n}": "same" for n in _ACTIVATIONS},
+    **{f"torch.{n}": "broadcast" for n in ("add", "sub", "subtract", "mul", "multiply", "div",
+                                           "divide", "true_divide", "pow", "atan2", "maximum",
+                                           "minimum", "clamp", "clip")},
+    **{f"torch.{n}": "reduce" for n in ("sum", "mean", "prod", "logsumexp", "amax", "amin")},
+    "torch.std": "spread", "torch.var": "spread",
+    "torch.max": "whole", "torch.min": "whole", "torch.norm": "norm",
+    "torch.flatten": "flatten", "torch.reshape": "view", "torch.unsqueeze": "unsqueeze",
+    "torch.squeeze": "squeeze", "torch.transpose": "transpose", "torch.t": "transpose",
+    "torch.matmul": "matmul", "torch.mm": "matmul", "torch.stack": "stack",
+}
+SHAPE_METHODS = {
+    **{n: "same" for n in _SAME_FUNCTIONS + ("contiguous", "float", "double", "half", "cpu",
+                                              "detach")},
+    **{n: "broadcast" for n in ("add", "sub", "mul", "div", "pow", "maximum", "minimum",
+                                "clamp", "clip")},
+    **{n: "reduce" for n in ("sum", "mean", "prod", "logsumexp", "amax", "amin")},
+    "std": "spread", "var": "spread",
+    "max": "whole", "min": "whole", "norm": "norm",
+    "view": "view", "reshape": "view", "flatten": "flatten", "unsqueeze": "unsqueeze",
+    "squeeze": "squeeze", "transpose": "transpose", "t": "transpose", "matmul": "matmul",
+    "mm": "matmul",
+}
+del _SAME_FUNCTIONS, _ACTIVATIONS  # spelled out in the two tables above
+SHAPE_ATTRIBUTES = {"T": "reverse", "mT": "swap_last"}
+SHAPE_OPERATORS = {**{op: "broadcast" for op in ("Add", "Sub", "Mult", "Div", "Pow", "Mod",
+                                                   "FloorDiv")},
+                   "USub": "same", "UAdd": "same", "MatMult": "matmul"}
+# Factories: sizes: torch.zeros(2, 3) / torch.zeros((2, 3)) / size=; full: full(size, value);
+# randint: the size is its last positional argument or size=; steps: linspace(start, end,
+# steps); eye: (n, m=n); like: its first argument's; literal: torch.tensor of literal data.
+FACTORY_SHAPES = {
+    **{f"torch.{n}": "sizes" for n in ("randn", "rand", "zeros", "ones", "empty")},
+    "torch.full": "full", "torch.randint": "randint", "torch.linspace": "steps",
+    "torch.logspace": "steps", "torch.eye": "eye",
+    **{f"torch.{n}_like": "like" for n in ("randn", "rand", "zeros", "ones", "empty", "full",
+                                           "randint")},
+    "torch.tensor": "literal", "torch.detach": "like",
+    "torch.nn.Parameter": "like", "torch.nn.parameter.Parameter": "like",
+}
+# Loss functions: with reduction "mean" (the default) or "sum" one element; with "none" one
+# value per element (elementwise: the broadcast of input and target) or per sample (class: the
+# input without its class dimension 1). The number is how many leading positional arguments
+# leave the reduction as given by keyword (beyond it, a positional size_average/reduce/
+# reduction may change it, and nothing is claimed).
+LOSS_SHAPES = {
+    **{f"torch.nn.functional.{n}": ("elementwise", 2) for n in ("mse_loss", "l1_loss",
+                                                                "smooth_l1_loss", "huber_loss",
+                                                                "kl_div")},
+    **{f"torch.nn.functional.{n}": ("elementwise", 3) for n in ("binary_cross_entropy",
+                                                                "binary_cross_entropy_with_logits")},
+    **{f"torch.nn.functional.{n}": ("class", 3) for n in ("cross_entropy", "nll_loss")},
+    **{f"torch.nn.{n}": ("elementwise", 0) for n in ("MSELoss", "L1Loss", "SmoothL1Loss",
+                                                     "HuberLoss", "KLDivLoss")},
+    **{f"torch.nn.{n}": ("elementwise", 1) for n in ("BCELoss", "BCEWithLogitsLoss")},
+    **{f"torch.nn.{n}": ("class", 1) for n in ("CrossEntropyLoss", "NLLLoss")},
+}
+# Modules: same (the input's shape), linear (the last dim becomes the constructor's
+# out_features, its 2nd argument), flatten (nn.Flatten(start_dim=1, end_dim=-1)).
+MODULE_SHAPES = {
+    **{f"torch.nn.{n}": "same" for n in ("ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU",
+                                         "Mish", "Hardswish", "Hardtanh", "Softplus", "Sigmoid",
+                                         "Tanh", "Softmax", "LogSoftmax", "Dropout", "Identity",
+                                         "LayerNorm", "BatchNorm1d", "BatchNorm2d", "PReLU")},
+    "torch.nn.Linear": "linear", "torch.nn.Flatten": "flatten",
+}

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from . import shapes
+
 NO, MAYBE, YES = 0, 1, 2
 
 
@@ -125,10 +127,10 @@ class After(Val):
 
 
 class Tensor(Val):
-    __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak")
+    __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape")
 
     def __init__(self, grad=NO, leaf=True, segs=frozenset(), roots=frozenset(), via=None,
-                 exact=True, weak=frozenset()):
+                 exact=True, weak=frozenset(), shape=None):
         self.grad = grad
         self.leaf = leaf
         self.segs: frozenset = segs
@@ -138,11 +140,13 @@ class Tensor(Val):
         # segments read out of a container that summarises several tensors: a backward frees
         # only one of the graphs they stand for, so it frees them weakly
         self.weak: frozenset = weak
+        self.shape = shape  # what is known of its shape (gradguard.shapes)
 
     def __eq__(self, other):
         return (type(other) is Tensor and self.grad == other.grad and self.segs == other.segs
                 and self.roots == other.roots and self.leaf == other.leaf
-                and self.exact == other.exact and self.weak == other.weak)
+                and self.exact == other.exact and self.weak == other.weak
+                and self.shape == other.shape)
 
     def __hash__(self):
         return hash((self.grad, self.segs, self.roots))
@@ -244,10 +248,11 @@ class Obj(Val):
 class Layer(Val):
     """A torch nn.Module instance (built-in layer or container)."""
 
-    __slots__ = ("qual", "spec", "root", "children")
+    __slots__ = ("qual", "spec", "root", "children", "config")
 
-    def __init__(self, qual, spec, root, children=()):
+    def __init__(self, qual, spec, root, children=(), config=None):
         self.qual, self.spec, self.root, self.children = qual, spec, root, children
+        self.config = config  # constructor arguments its output shape follows (shapes.Of/values)
 
     def __eq__(self, other):
         return type(other) is Layer and other.qual == self.qual and other.root is self.root
@@ -386,7 +391,7 @@ def join(a: Val, b: Val) -> Val:
         via = dict(b.via)
         via.update(a.via)
         return Tensor(max(a.grad, b.grad), a.leaf and b.leaf, a.segs | b.segs, a.roots | b.roots,
-                      via, a.exact and b.exact, a.weak | b.weak)
+                      via, a.exact and b.exact, a.weak | b.weak, shapes.join(a.shape, b.shape))
     if ta is Tensor:  # the other side is None or not a tensor: keep what we know of the tensor
         return a
     if tb is Tensor:

@@ -56,7 +56,9 @@ class Event:
 
     Events: ``to_numpy`` (a tensor turned into a NumPy array), ``read_grad`` (its ``.grad``
     read), ``in_place`` (a tensor modified in place: a method, an augmented assignment, an
-    indexed assignment), ``backward`` (a backward or autograd.grad call, over ``tensors``).
+    indexed assignment), ``backward`` (a backward or autograd.grad call, over ``tensors``),
+    ``implicit_gradient`` (the same call made without a gradient argument, so torch seeds it
+    with ones; ``detail`` names the argument's keyword).
     ``tensors``: the abstract tensor values concerned (``values.Tensor``); ``grad_mode``: whether
     grad recording is on there (True, False, None for unknown); ``known_context``: False while
     a function nothing called is analysed with unknown arguments (its callers' grad mode is

@@ -1,0 +1,359 @@
+"""Tensor shapes, as far as "is it a single element" goes (GG105: a backward without a gradient
+argument needs a tensor of exactly one element).
+
+A shape is ``None`` (nothing known), a tuple of dimensions (each an ``int`` or ``None`` for a size
+not known), or :data:`NONSCALAR`: the rank is not known but some dimension is not 1, so the
+tensor does not hold exactly one element. That last fact survives broadcasting (a dimension other
+than 1 stays in the result) and every op that keeps the number of elements (views, casts,
+element-wise maths), which is what lets it cross code whose shapes are not followed.
+
+Which op follows which rule is data: ``torch_api.SHAPES`` and friends, checked against torch.
+"""
+from __future__ import annotations
+
+from math import prod
+from typing import Optional, Sequence
+
+NONSCALAR = "nonscalar"
+
+Shape = object  # None | tuple[int | None, ...] | NONSCALAR
+
+
+def not_single(shape: Shape) -> bool:
+    """The tensor certainly does not hold exactly one element (0 or several)."""
+    if shape == NONSCALAR:
+        return True
+    return type(shape) is tuple and any(d is not None and d != 1 for d in shape)
+
+
+def single(shape: Shape) -> bool:
+    """The tensor certainly holds exactly one element."""
+    return type(shape) is tuple and all(d == 1 for d in shape)
+
+
+def join(a: Shape, b: Shape) -> Shape:
+    if a == b:
+        return a
+    if type(a) is tuple and type(b) is tuple and len(a) == len(b):
+        return tuple(x if x == y else None for x, y in zip(a, b))
+    if not_single(a) and not_single(b):
+        return NONSCALAR
+    return None
+
+
+def _numel_kept(shape: Shape) -> Shape:
+    """What is known of a shape after an op that keeps the number of elements."""
+    return NONSCALAR if not_single(shape) else (() if single(shape) else None)
+
+
+def broadcast(shapes: Sequence[Shape]) -> Shape:
+    if all(type(s) is tuple for s in shapes):
+        rank = max((len(s) for s in shapes), default=0)
+        out = []
+        for i in range(rank):
+            dims = {s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0}
+            sized = {d for d in dims if d is not None and d != 1}
+            if len(sized) > 1:
+                return None  # torch refuses to broadcast these
+            if sized:
+                out.append(sized.pop())
+            elif None in dims:
+                out.append(None)
+            else:
+                out.append(1)
+        return tuple(out)
+    return NONSCALAR if any(not_single(s) for s in shapes) else None
+
+
+def _dim(d, rank: int) -> Optional[int]:
+    if type(d) is not int or not -rank <= d < rank:
+        return None
+    return d % rank
+
+
+def reduce(shape: Shape, dims, keepdim) -> Shape:
+    """``x.sum()`` is a scalar; ``x.sum(dim)`` drops ``dim`` (keeps it as 1 with keepdim).
+    ``dims``: None for "no dim given", an int or a tuple of ints, or ... for unknown."""
+    if dims is None:
+        return ()
+    if type(shape) is not tuple or keepdim not in (True, False):
+        return None
+    dims = dims if type(dims) is tuple else (dims,)
+    picked = {_dim(d, len(shape)) for d in dims}
+    if None in picked:
+        return None
+    if keepdim:
+        return tuple(1 if i in picked else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in picked)
+
+
+def sizes(values: Sequence) -> Shape:
+    """``torch.zeros(2, 3)`` / ``torch.zeros((2, 3))``: python ints (``None`` where unknown)."""
+    if len(values) == 1 and type(values[0]) in (tuple, list):
+        values = values[0]
+    if not all(v is None or (type(v) is int and v >= 0) for v in values):
+        return None
+    return tuple(values)
+
+
+def literal(data) -> Shape:
+    """The shape of ``torch.tensor(data)`` for literal data: nested lists/tuples of numbers
+    (``None`` stands for an element whose value is not known)."""
+    if isinstance(data, (int, float, bool)) and data is not None:
+        return ()
+    if type(data) in (list, tuple):
+        inner = {literal(x) for x in data}
+        if len(inner) == 1 and data:
+            sub = inner.pop()
+            return None if sub is None else (len(data),) + sub
+        return (len(data),) if not data else None
+    return None
+
+
+def insert(shape: Shape, dim, size) -> Shape:
+    """``x.unsqueeze(dim)`` (size 1) and ``torch.stack(xs, dim)`` (size ``len(xs)``)."""
+    if type(shape) is not tuple:
+        return NONSCALAR if size is not None and size != 1 or not_single(shape) else None
+    pos = _dim(dim, len(shape) + 1)
+    if pos is None:
+        return NONSCALAR if not_single(shape) or (size is not None and size != 1) else None
+    return shape[:pos] + (size,) + shape[pos:]
+
+
+def squeeze(shape: Shape, dim) -> Shape:
+    if type(shape) is tuple:
+        if dim is None and all(d is not None for d in shape):
+            return tuple(d for d in shape if d != 1)
+        pos = _dim(dim, len(shape)) if dim is not None else None
+        if pos is not None and shape[pos] is not None:
+            return shape[:pos] + shape[pos + 1:] if shape[pos] == 1 else shape
+    return _numel_kept(shape)
+
+
+def view(shape: Shape, target: Sequence) -> Shape:
+    """``x.view(2, -1)`` / ``x.reshape((2, -1))``: the sizes given, a -1 inferred."""
+    if len(target) == 1 and type(target[0]) in (tuple, list):
+        target = target[0]
+    got = sizes([None if v == -1 else v for v in target])
+    if type(got) is not tuple:
+        return _numel_kept(shape)
+    if [v == -1 for v in target].count(True) == 1 and type(shape) is tuple \
+            and all(d is not None for d in shape) and all(v is not None for v in target):
+        known = prod(d for d in got if d is not None)
+        if known:
+            return tuple(prod(shape) // known if d is None else d for d in got)
+    return got
+
+
+def flatten(shape: Shape, start=0, end=-1) -> Shape:
+    if type(shape) is tuple:
+        if not shape:
+            return (1,)
+        s, e = _dim(start, len(shape)), _dim(end, len(shape))
+        if s is not None and e is not None and s <= e:
+            middle = shape[s:e + 1]
+            size = prod(middle) if all(d is not None for d in middle) else None
+            return shape[:s] + (size,) + shape[e + 1:]
+    return _numel_kept(shape)
+
+
+def transpose(shape: Shape, a=0, b=1) -> Shape:
+    if type(shape) is tuple and len(shape) <= 2 and (a, b) in ((0, 1), (1, 0), (-1, -2), (-2, -1), (0, -1), (-1, 0)):
+        return tuple(reversed(shape))
+    if type(shape) is tuple:
+        i, j = _dim(a, len(shape)), _dim(b, len(shape))
+        if i is not None and j is not None:
+            out = list(shape)
+            out[i], out[j] = out[j], out[i]
+            return tuple(out)
+    return _numel_kept(shape)
+
+
+def last_dim(shape: Shape, size) -> Shape:
+    """``nn.Linear(in, out)`` on ``(…, in)``: ``(…, out)``."""
+    if type(shape) is tuple and shape and type(size) is int:
+        return shape[:-1] + (size,)
+    return None
+
+
+def matmul(a: Shape, b: Shape) -> Shape:
+    if type(a) is tuple and type(b) is tuple and len(a) == 2 and len(b) == 2:
+        return (a[0], b[1])
+    if type(a) is tuple and type(b) is tuple and len(a) == 1 and len(b) == 1:
+        return ()
+    return None
+
+
+def drop_class_dim(shape: Shape) -> Shape:
+    """A per-sample class loss (``cross_entropy(…, reduction='none')``): the input's shape
+    without its class dimension (dim 1; a 1-D input is one sample)."""
+    if type(shape) is tuple:
+        return () if len(shape) == 1 else shape[:1] + shape[2:]
+    return None
+
+
+def index(shape: Shape, items: Sequence) -> Shape:
+    """Basic indexing: ``items`` are ``int`` (drops a dim), ``slice`` (keeps it; its size is
+    known only for the whole ``:``), ``None`` (a new dim of 1), ``...``; anything else unknown."""
+    if type(shape) is not tuple:
+        return None
+    if sum(1 for i in items if i is Ellipsis) > 1:
+        return None
+    used = sum(1 for i in items if i is not None and i is not Ellipsis)
+    if used > len(shape):
+        return None
+    if Ellipsis not in items:
+        items = list(items) + [slice(None)] * (len(shape) - used)
+    else:
+        at = list(items).index(Ellipsis)
+        items = list(items[:at]) + [slice(None)] * (len(shape) - used) + list(items[at + 1:])
+    out, dim = [], 0
+    for item in items:
+        if item is None:
+            out.append(1)
+            continue
+        if type(item) is int:
+            dim += 1
+            continue
+        if type(item) is slice:
+            out.append(shape[dim] if item == slice(None) else None)
+            dim += 1
+            continue
+        return None
+    return tuple(out)
+
+
+class Of:
+    """A tensor argument, by its shape."""
+
+    __slots__ = ("shape",)
+
+    def __init__(self, shape: Shape):
+        self.shape = shape
+
+    def __repr__(self):
+        return f"Of({self.shape})"
+
+
+OPAQUE = object()  # an argument whose value is not known (it may even be a tensor)
+
+
+def _arg(args, kwargs, pos: int, name: str, default=None):
+    if name in kwargs:
+        return kwargs[name]
+    return args[pos] if len(args) > pos else default
+
+
+def _operand(v) -> Shape:
+    if type(v) is Of:
+        return v.shape
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return ()
+    return None if v is OPAQUE else False  # False: not a tensor operand (a string, None)
+
+
+def _dims(v):
+    """A ``dim`` argument: None (not given), an int or tuple of ints, or ... (unknown)."""
+    if v is None or type(v) is int:
+        return v
+    if type(v) in (tuple, list) and all(type(d) is int for d in v):
+        return tuple(v)
+    return ...
+
+
+def result(kind: str, args: Sequence, kwargs: dict) -> Shape:
+    """The shape of an op's result; ``args`` start with the receiver of a method. Arguments
+    are :class:`Of` for tensors, python values for constants, :data:`OPAQUE` otherwise."""
+    first = args[0].shape if args and type(args[0]) is Of else None
+    if kind == "same":
+        return first
+    if kind == "broadcast":
+        operands = [_operand(v) for v in list(args) + list(kwargs.values())]
+        return broadcast([s for s in operands if s is not False])
+    if kind in ("reduce", "norm", "spread"):
+        dims = _dims(_arg(args, kwargs, 2 if kind == "norm" else 1, "dim"))
+        keepdim = _arg(args, kwargs, 2 if kind == "reduce" else 3, "keepdim", False)
+        return None if dims is ... else reduce(first, dims, keepdim)
+    if kind == "reverse":
+        return tuple(reversed(first)) if type(first) is tuple else _numel_kept(first)
+    if kind == "swap_last":
+        return transpose(first, -2, -1) if type(first) is tuple and len(first) >= 2 else _numel_kept(first)
+    if kind == "whole":
+        return () if len(args) == 1 and not kwargs else None
+    if kind == "view":
+        target = kwargs["shape"] if "shape" in kwargs else tuple(args[1:])
+        return view(first, target if type(target) in (tuple, list) else (target,))
+    if kind == "flatten":
+        return flatten(first, _arg(args, kwargs, 1, "start_dim", 0), _arg(args, kwargs, 2, "end_dim", -1))
+    if kind == "unsqueeze":
+        return insert(first, _arg(args, kwargs, 1, "dim", OPAQUE), 1)
+    if kind == "squeeze":
+        dim = _arg(args, kwargs, 1, "dim")
+        return squeeze(first, dim) if dim is None or type(dim) is int else _numel_kept(first)
+    if kind == "transpose":
+        return transpose(first, _arg(args, kwargs, 1, "dim0", 0), _arg(args, kwargs, 2, "dim1", 1))
+    if kind == "matmul":
+        other = _arg(args, kwargs, 1, "other")
+        return matmul(first, other.shape if type(other) is Of else None)
+    if kind == "stack":
+        seq = _arg(args, kwargs, 0, "tensors")
+        if type(seq) not in (list, tuple) or not seq:
+            return None
+        elems = [s.shape if type(s) is Of else None for s in seq]
+        joined = elems[0]
+        for s in elems[1:]:
+            joined = join(joined, s)
+        return insert(joined, _arg(args, kwargs, 1, "dim", 0), len(seq))
+    return None
+
+
+def factory(kind: str, args: Sequence, kwargs: dict) -> Shape:
+    """The shape of a tensor a factory makes (``FACTORY_SHAPES``)."""
+    if kind == "sizes":
+        given = kwargs.get("size", tuple(args))
+        return sizes(given if type(given) in (tuple, list) else (given,))
+    if kind == "full":
+        size = _arg(args, kwargs, 0, "size")
+        return sizes((size,)) if type(size) in (tuple, list) else None
+    if kind == "randint":
+        size = kwargs.get("size", args[-1] if args else None)
+        return sizes((size,)) if type(size) in (tuple, list) else None
+    if kind == "steps":
+        steps = _arg(args, kwargs, 2, "steps")
+        return (steps,) if type(steps) is int and steps >= 0 else None
+    if kind == "eye":
+        n = _arg(args, kwargs, 0, "n")
+        return sizes((n, _arg(args, kwargs, 1, "m", n)))
+    if kind == "like":
+        return args[0].shape if args and type(args[0]) is Of else None
+    if kind == "literal":
+        return literal(args[0]) if args else None
+    return None
+
+
+def loss(kind: str, inputs: Sequence, options: dict, beyond: int) -> Shape:
+    """A loss's result (``LOSS_SHAPES``): one element unless ``reduction="none"``. ``options``:
+    the keyword arguments that set the reduction; ``beyond``: how many positional arguments
+    came after those that leave it alone (then nothing is claimed)."""
+    if beyond > 0 or "size_average" in options or "reduce" in options:
+        return None
+    reduction = options.get("reduction", "mean")
+    if reduction in ("mean", "sum", "batchmean"):
+        return ()
+    if reduction != "none":
+        return None
+    if kind == "class":
+        return drop_class_dim(inputs[0].shape if inputs and type(inputs[0]) is Of else None)
+    return result("broadcast", list(inputs[:2]), {})
+
+
+def module(kind: str, args: Sequence, kwargs: dict, inputs: Sequence) -> Shape:
+    """A built-in module's output (``MODULE_SHAPES``), from its constructor's arguments."""
+    first = inputs[0].shape if inputs and type(inputs[0]) is Of else None
+    if kind == "same":
+        return first
+    if kind == "linear":
+        return last_dim(first, _arg(args, kwargs, 1, "out_features"))
+    if kind == "flatten":
+        return flatten(first, _arg(args, kwargs, 0, "start_dim", 1), _arg(args, kwargs, 1, "end_dim", -1))
+    return None

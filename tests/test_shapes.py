@@ -1,0 +1,299 @@
+"""The shape tables of torch_api (GG105), checked against torch: every entry is run on concrete
+tensors, and what gradguard.shapes predicts from the arguments must agree with the shape torch
+gives: a known dimension must be the size torch gives, NONSCALAR must not be one element. The
+same prediction is also made from partial knowledge (sizes forgotten, ranks forgotten) and must
+still agree: what the analysis does not know must never turn into a wrong claim."""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from gradguard import shapes
+from gradguard import torch_api as api
+from gradguard.shapes import NONSCALAR, OPAQUE, Of
+
+
+def a():
+    return torch.rand(3, 4) + 0.5
+
+
+def row():
+    return torch.rand(4) + 0.5
+
+
+def one():
+    return torch.rand(1, 1) + 0.5
+
+
+def scalar():
+    return torch.rand(()) + 0.5
+
+
+def probs():
+    return torch.rand(3, 4) * 0.8 + 0.1
+
+
+def resolve(name: str):
+    obj = torch
+    for part in name.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def _agrees(predicted, actual: tuple) -> bool:
+    if predicted is None:
+        return True
+    if predicted == NONSCALAR:
+        return torch.Size(actual).numel() != 1
+    return len(predicted) == len(actual) and all(p is None or p == d for p, d in zip(predicted, actual))
+
+
+def _abstract(value, how: str):
+    """A concrete argument as the engine would see it, knowing everything (``exact``), the
+    ranks only (``ranks``), or for each tensor only whether it is one element (``numel``)."""
+    if isinstance(value, torch.Tensor):
+        shape = tuple(value.shape)
+        if how == "ranks":
+            shape = tuple(None for _ in shape)
+        elif how == "numel":
+            shape = NONSCALAR if value.numel() != 1 else None
+        return Of(shape)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_abstract(v, how) for v in value)
+    if isinstance(value, torch.dtype):
+        return OPAQUE
+    return value
+
+
+HOW = ("exact", "ranks", "numel")
+
+
+def _check(predict, args, kwargs, actual):
+    exact = None
+    for how in HOW:
+        got = predict([_abstract(v, how) for v in args], {k: _abstract(v, how) for k, v in kwargs.items()})
+        assert _agrees(got, actual), (how, got, actual)
+        if how == "exact":
+            exact = got
+    return exact
+
+
+def _shape(out) -> tuple:
+    return tuple(out.shape)
+
+
+def _run(fn, args, kwargs):
+    """torch's result, or None when torch refuses these arguments (no claim to check then)."""
+    try:
+        return fn(*args, **kwargs)
+    except (TypeError, RuntimeError, IndexError, ValueError):
+        return None
+
+
+# name -> calls (args, kwargs); an entry's recipes must make at least one exact prediction
+SAME = [((a(),), {}), ((one(),), {}), ((scalar(),), {})]
+SOFTMAX = [((a(),), {"dim": 1}), ((a(), 0), {})]
+FUNCTION_CALLS = {
+    **{n: SAME for n, kind in api.SHAPE_FUNCTIONS.items() if kind == "same"},
+    "torch.softmax": SOFTMAX, "torch.log_softmax": SOFTMAX,
+    "torch.nn.functional.softmax": SOFTMAX, "torch.nn.functional.log_softmax": SOFTMAX,
+    "torch.nn.functional.glu": [((a(),), {})],
+    **{n: [((a(), row()), {}), ((a(), 2.0), {}), ((scalar(), a()), {}), ((one(), row()), {})]
+       for n, kind in api.SHAPE_FUNCTIONS.items() if kind == "broadcast"},
+    "torch.clamp": [((a(),), {"min": 0.0}), ((a(), row()), {}), ((one(),), {"max": row()})],
+    "torch.clip": [((a(),), {"min": 0.0}), ((a(), row()), {})],
+    **{n: [((a(),), {}), ((a(), 1), {}), ((a(),), {"dim": 0, "keepdim": True}), ((a(), (0, 1)), {}),
+           ((a(), -1, True), {})]
+       for n, kind in api.SHAPE_FUNCTIONS.items() if kind in ("reduce", "spread")},
+    "torch.std": [((a(),), {}), ((a(), 1), {}), ((a(), 1, True), {}), ((a(), 1, True, True), {}),
+                  ((a(),), {"dim": 0, "keepdim": True})],
+    "torch.logsumexp": [((a(), 1), {}), ((a(),), {"dim": 0, "keepdim": True})],
+    "torch.max": [((a(),), {}), ((a(), row()), {})],
+    "torch.min": [((a(),), {}), ((a(), row()), {})],
+    "torch.norm": [((a(),), {}), ((a(), 2), {}), ((a(),), {"dim": 1}), ((a(), 2, 1), {})],
+    "torch.flatten": [((a(),), {}), ((torch.rand(2, 3, 4), 1), {})],
+    "torch.reshape": [((a(), (2, -1)), {}), ((a(), (12,)), {}), ((a(),), {"shape": (-1,)})],
+    "torch.unsqueeze": [((a(), 0), {}), ((row(), -1), {}), ((scalar(), 0), {})],
+    "torch.squeeze": [((torch.rand(3, 1),), {}), ((one(),), {}), ((torch.rand(3, 1), 1), {}), ((a(), 0), {})],
+    "torch.transpose": [((a(), 0, 1), {}), ((torch.rand(2, 3, 4), 0, 2), {})],
+    "torch.t": [((a(),), {}), ((row(),), {})],
+    "torch.matmul": [((a(), torch.rand(4, 5)), {}), ((row(), row()), {}), ((torch.rand(2, 3, 4), row()), {})],
+    "torch.mm": [((a(), torch.rand(4, 5)), {})],
+    "torch.stack": [(([a(), a()],), {}), (([a(), a()],), {"dim": 1}), (([scalar()],), {}), (((row(), row(), row()), -1), {})],
+}
+
+
+@pytest.mark.parametrize("name", sorted(api.SHAPE_FUNCTIONS))
+def test_function_shape(name):
+    fn, kind = resolve(name), api.SHAPE_FUNCTIONS[name]
+    exact = [_check(lambda x, k: shapes.result(kind, x, k), args, kwargs, _shape(out))
+             for args, kwargs in FUNCTION_CALLS[name] if (out := _run(fn, args, kwargs)) is not None]
+    assert any(e is not None for e in exact), "no recipe exercises the entry"
+
+
+METHOD_CALLS = {
+    **{n: [((), {}), ((0,), {}) if n in ("softmax", "log_softmax") else ((), {})]
+       for n, kind in api.SHAPE_METHODS.items() if kind == "same"},
+    "softmax": [((1,), {})], "log_softmax": [((1,), {}), ((), {"dim": 0})],
+    **{n: [((row(),), {}), ((2.0,), {})] for n, kind in api.SHAPE_METHODS.items() if kind == "broadcast"},
+    "clamp": [((), {"min": 0.0}), ((row(),), {})], "clip": [((), {"max": 1.0})],
+    **{n: [((), {}), ((1,), {}), ((), {"dim": 0, "keepdim": True}), (((0, 1),), {})]
+       for n, kind in api.SHAPE_METHODS.items() if kind in ("reduce", "spread")},
+    "var": [((), {}), ((1,), {}), ((1, False), {}), ((1, True, True), {}), ((), {"dim": 0, "keepdim": True})],
+    "logsumexp": [((1,), {}), ((0, True), {})],
+    "max": [((), {}), ((row(),), {})], "min": [((), {})],
+    "norm": [((), {}), ((2,), {}), ((), {"dim": 1}), ((2, 0), {})],
+    "view": [((12,), {}), ((2, -1), {}), (((6, 2),), {}), ((-1, 1), {})],
+    "reshape": [((2, 6), {}), (((-1,),), {})],
+    "flatten": [((), {}), ((0, 1), {})],
+    "unsqueeze": [((0,), {}), ((-1,), {})],
+    "squeeze": [((), {}), ((0,), {})],
+    "transpose": [((0, 1), {}), ((1, 0), {})], "t": [((), {})],
+    "matmul": [((torch.rand(4, 2),), {}), ((row(),), {})], "mm": [((torch.rand(4, 2),), {})],
+}
+
+
+@pytest.mark.parametrize("name", sorted(api.SHAPE_METHODS))
+def test_method_shape(name):
+    kind = api.SHAPE_METHODS[name]
+    exact = []
+    for receiver in (a(), one()):
+        for args, kwargs in METHOD_CALLS[name]:
+            out = _run(getattr(receiver, name), args, kwargs)
+            if out is None:
+                continue  # not an op torch runs on these (view sizes of the other receiver)
+            exact.append(_check(lambda x, k: shapes.result(kind, x, k), (receiver,) + args, kwargs, _shape(out)))
+    assert any(e is not None for e in exact), "no recipe exercises the entry"
+
+
+@pytest.mark.parametrize("name", sorted(api.SHAPE_ATTRIBUTES))
+def test_attribute_shape(name):
+    for receiver in (a(), one(), torch.rand(2, 3, 4)):
+        got = shapes.result(api.SHAPE_ATTRIBUTES[name], [Of(tuple(receiver.shape))], {})
+        assert _agrees(got, _shape(getattr(receiver, name)))
+
+
+OPERATOR_CALLS = {
+    "Add": lambda x, y: x + y, "Sub": lambda x, y: x - y, "Mult": lambda x, y: x * y,
+    "Div": lambda x, y: x / y, "Pow": lambda x, y: x ** y, "Mod": lambda x, y: x % y,
+    "FloorDiv": lambda x, y: x // y, "MatMult": lambda x, y: x @ y,
+    "USub": lambda x: -x, "UAdd": lambda x: +x,
+}
+
+
+@pytest.mark.parametrize("name", sorted(api.SHAPE_OPERATORS))
+def test_operator_shape(name):
+    op, kind = OPERATOR_CALLS[name], api.SHAPE_OPERATORS[name]
+    if kind == "same":
+        cases = [(x,) for x in (a(), one(), scalar())]
+    elif kind == "matmul":
+        cases = [(a(), torch.rand(4, 2)), (row(), row())]
+    else:
+        cases = [(a(), row()), (a(), 2.0), (3.0, a()), (one(), row()), (scalar(), scalar())]
+    exact = [_check(lambda x, k: shapes.result(kind, x, k), case, {}, _shape(op(*case))) for case in cases]
+    assert any(e is not None for e in exact)
+
+
+FACTORY_CALLS = {
+    **{n: [((3, 4), {}), (((3, 4),), {}), ((), {"size": (2,)}), ((5,), {}), ((), {"size": ()})]
+       for n, kind in api.FACTORY_SHAPES.items() if kind == "sizes"},
+    "torch.full": [(((2, 3), 1.0), {}), (((),), {"fill_value": 2.0})],
+    "torch.randint": [((0, 5, (3,)), {}), ((5, (2, 2)), {}), ((0, 5), {"size": (4,)})],
+    "torch.linspace": [((0, 1, 7), {}), ((0, 1), {"steps": 1})],
+    "torch.logspace": [((0, 1, 5), {})],
+    "torch.eye": [((3,), {}), ((2, 3), {})],
+    **{n: [((a(),), {}), ((scalar(),), {})] for n, kind in api.FACTORY_SHAPES.items()
+       if kind == "like" and not n.endswith(("full_like", "randint_like"))},
+    "torch.full_like": [((a(), 1.0), {})], "torch.randint_like": [((a(), 5), {})],
+    "torch.tensor": [(([[1.0, 2.0], [3.0, 4.0]],), {}), ((3.0,), {}), (([0.2, 1.0, 3.0],), {}), (([],), {})],
+}
+
+
+@pytest.mark.parametrize("name", sorted(api.FACTORY_SHAPES))
+def test_factory_shape(name):
+    fn, kind = resolve(name), api.FACTORY_SHAPES[name]
+    exact = [_check(lambda x, k: shapes.factory(kind, x, k), args, kwargs, _shape(fn(*args, **kwargs)))
+             for args, kwargs in FACTORY_CALLS[name]]
+    assert any(e is not None for e in exact)
+
+
+def _targets(name: str):
+    if "binary" in name or "BCE" in name:
+        return probs(), probs()
+    if "cross_entropy" in name or "CrossEntropy" in name:
+        return torch.rand(5, 3), torch.randint(0, 3, (5,))
+    if "nll" in name or "NLL" in name:
+        return torch.rand(5, 3).log_softmax(1), torch.randint(0, 3, (5,))
+    if "kl_div" in name or "KLDiv" in name:
+        return a().log_softmax(1), a().softmax(1)
+    return a(), a()
+
+
+@pytest.mark.parametrize("name", sorted(api.LOSS_SHAPES))
+def test_loss_shape(name):
+    kind, leading = api.LOSS_SHAPES[name]
+    inputs = _targets(name)
+    module = name.rsplit(".", 1)[-1][:1].isupper()
+    for options in ({}, {"reduction": "none"}, {"reduction": "sum"}):
+        if module:
+            out = resolve(name)(**options)(*inputs)
+            predict = lambda x, k, o=options: shapes.loss(kind, x, o, 0 - leading)  # noqa: E731
+        else:
+            out = resolve(name)(*inputs, **options)
+            predict = lambda x, k, o=options: shapes.loss(kind, x, o, len(inputs) - leading)  # noqa: E731
+        got = _check(predict, inputs, {}, _shape(out))
+        assert got is not None, options
+    # a positional argument past the leading ones may be the reduction: no claim then
+    assert shapes.loss(kind, [Of((5, 3))], {}, 1) is None
+
+
+MODULE_CALLS = {
+    **{n: [((), a())] for n, kind in api.MODULE_SHAPES.items() if kind == "same"},
+    "torch.nn.Softmax": [((1,), a())], "torch.nn.LogSoftmax": [((1,), a())],
+    "torch.nn.LayerNorm": [((4,), a())], "torch.nn.BatchNorm1d": [((4,), a())],
+    "torch.nn.BatchNorm2d": [((2,), torch.rand(2, 2, 3, 3))],
+    "torch.nn.Linear": [((4, 6), a()), ((4, 1), torch.rand(1, 4)), ((4, 2), row())],
+    "torch.nn.Flatten": [((), torch.rand(2, 3, 4)), ((0,), torch.rand(2, 3)), ((1, 2), torch.rand(2, 3, 4, 5))],
+}
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_SHAPES))
+def test_module_shape(name):
+    kind = api.MODULE_SHAPES[name]
+    exact = []
+    for ctor, x in MODULE_CALLS[name]:
+        out = resolve(name)(*ctor)(x)
+        exact.append(_check(lambda i, k, c=ctor: shapes.module(kind, c, {}, i), (x,), {}, _shape(out)))
+    assert any(e is not None for e in exact)
+
+
+@pytest.mark.parametrize("name", sorted(api.BACKWARD_CALLS))
+def test_gradient_argument(name):
+    """Without the gradient argument a vector output raises; with it, at the position or by
+    the keyword the table gives, it does not; a single element needs none."""
+    pos, keyword = api.BACKWARD_CALLS[name]["gradient"]
+
+    def call(out, leaf, gradient, by_keyword):
+        if name == "Tensor.backward":
+            args = [gradient] if gradient is not None and not by_keyword else []
+            return out.backward(*args, **({keyword: gradient} if by_keyword and gradient is not None else {}))
+        fn = resolve(name)
+        args = [out] + ([leaf] if name.endswith("grad") else [])
+        if gradient is not None and not by_keyword:
+            args += [None] * (pos - len(args)) + [gradient]
+        return fn(*args, **({keyword: gradient} if by_keyword and gradient is not None else {}))
+
+    for by_keyword, gradient in itertools.product((False, True), ("ones", None)):
+        leaf = torch.rand(3, requires_grad=True)
+        out = leaf * 2
+        if gradient is None:
+            with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+                call(out, leaf, None, by_keyword)
+        else:
+            call(out, leaf, torch.ones_like(out), by_keyword)
+        single = torch.rand(1, requires_grad=True)
+        call(single * 2, single, None, by_keyword)
