@@ -1060,6 +1060,11 @@ def test_grad_mode(name, restore_grad_mode):
                 obj(flag)
                 assert torch.is_grad_enabled() is flag
         return
+    if mode == "not_arg0":
+        assert _result_requires_grad(lambda: obj(True), True, decorate=False) is False
+        for outer in (True, False):  # mode=False turns recording on
+            assert _result_requires_grad(lambda: obj(False), outer, decorate=False) is True
+        mode = False  # and without an argument it is off, like no_grad
     assert isinstance(mode, bool)
     assert _result_requires_grad(obj, not mode, decorate=False) is mode
     assert _result_requires_grad(obj, not mode, decorate=True) is mode
@@ -1302,6 +1307,14 @@ def test_table_shapes():
     assert all(isinstance(v, bool) for v in api.RESULT_FIELDS.values())
 
 
+@pytest.mark.parametrize("name", sorted(api.DETACHES))
+def test_detaches_keep_the_values(name):
+    x = torch.randn(3, requires_grad=True) * 2
+    out = getattr(x, name)()
+    assert name in api.SEVER_METHODS
+    assert torch.equal(out, x) and not out.requires_grad and out.grad_fn is None
+
+
 # Every table in torch_api.py is checked by a test above; a new table needs one too.
 VERIFIED_TABLES = {
     "TO_NUMPY_METHODS", "NUMPY_CONVERTERS", "GRAD_ATTRIBUTE", "RETAIN_GRAD",
@@ -1312,6 +1325,7 @@ VERIFIED_TABLES = {
     "OPTIMIZER_PREFIXES", "OPTIMIZER_STEP_METHODS", "COPIES", "RESULT_FIELDS",
     "OPTIMIZER_REPEATS_CLOSURE", "MODULE_HOLDERS", "PYTHON_VALUE_METHODS", "MODULE_PARAMETER_ATTRIBUTES",
     "DATA_CONVERTERS", "SAMPLE_METHODS", "TENSOR_CLASSES", "MODULE_NAMED_METHODS", "MODULE_FORWARD_HOOKS",
+    "DETACHES",
     # tests/test_shapes.py
     "SHAPE_FUNCTIONS", "SHAPE_METHODS", "SHAPE_ATTRIBUTES", "SHAPE_OPERATORS", "FACTORY_SHAPES",
     "LOSS_SHAPES", "MODULE_SHAPES",

@@ -505,6 +505,9 @@ def report_finding(report, path: str, locate) -> Finding:
     for root in sorted(report.origins, key=lambda r: (r.path, r.node.lineno))[:2]:
         key = "origin_params" if root.kind == "params" else "origin_tensor"
         related.append(_related(key, locate(root.node, root.path), name=root.name))
+    for key, node, extra in report.related:
+        related.append(_related(key, locate(node, path), **dict(extra)))
+    related = list({(r.location, r.message): r for r in related}.values())  # two layers on one line
     fixes = tuple(Fix(f.kind, f.title, tuple((k, _span(locate, n, path)) for k, n in f.targets), f.preferred,
                       safe=f.safe) for f in report.fixes)
     return Finding(report.code, rule.severity if report.exact else "warning", rule.message["en"].format(**args),

@@ -23,7 +23,7 @@ from . import shapes
 from . import torch_api as api
 from .rules import SUBSCRIBERS, Event
 from .state import Ager, FreeInfo, State, join_states
-from .values import (MAYBE, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
+from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Obj, Optim, Root, Seg, Super, Tensor,
                      LibRef, Partial, Tup, Unknown, Val, join, tensors_in)
 
@@ -115,6 +115,11 @@ class Engine:
         self.frames: list = []
         self.stmt: Optional[ast.stmt] = None
         self.killed = False
+        # a tensor seen as NEVER requiring grad may have been made to (in place, through an
+        # alias: a buffer filled with a graph, requires_grad_() on a list's elements): from
+        # then on NEVER is not trusted
+        self.doubt_never = False
+        self.grad_off: list = []  # the with-items / decorators that turned grad recording off
         self.executed = 0
         self.collect_facts = True  # hover facts cost time; the CLI does not need them
         self.limit = FILE_BUDGET  # the innermost budget in force: a count of ``executed``
@@ -226,6 +231,7 @@ class Engine:
             self.emit("in_place", node, st, (self.as_now(cur, st),), detail=type(node.op).__name__)
             if self.killed:
                 return st
+            self.filled(cur, [value], st)
         if type(cur) is Tensor and cur.leaf and cur.grad == YES:
             st.mark_stepped()  # in-place update of a parameter, e.g. manual SGD
             self.trained |= cur.roots
@@ -386,14 +392,19 @@ class Engine:
         return None
 
     def s_With(self, node, st):
-        grad = st.grad
+        grad, offs = st.grad, len(self.grad_off)
         for item in node.items:
             ctx = self.ev(item.context_expr, st)
             if type(ctx) is GradCtx:
                 st.grad = ctx.enabled
+                if ctx.enabled is False:
+                    self.grad_off.append(item.context_expr)
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, UNKNOWN if type(ctx) is GradCtx else ctx, st)
-        out = self.block(node.body, st)
+        try:
+            out = self.block(node.body, st)
+        finally:
+            del self.grad_off[offs:]
         if out is not None:
             out.grad = grad
         return out
@@ -442,13 +453,15 @@ class Engine:
         return st
 
     def s_FunctionDef(self, node, st):
-        grad_mode = None
+        grad_mode = grad_site = None
         for deco in node.decorator_list:
             d = self.ev(deco, st)
             if type(d) is GradCtx:
-                grad_mode = d.enabled
+                grad_mode, grad_site = d.enabled, deco
             elif type(d) is LibRef and d.qual in api.GRAD_MODE:
-                grad_mode = api.GRAD_MODE[d.qual] if isinstance(api.GRAD_MODE[d.qual], bool) else None
+                spec = api.GRAD_MODE[d.qual]  # a bare @torch.no_grad / @torch.inference_mode
+                grad_mode = spec if isinstance(spec, bool) else (False if spec == "not_arg0" else None)
+                grad_site = deco
         a = node.args
         defaults = [self.ev(d, st) for d in a.defaults]
         kw_defaults = {arg.arg: self.ev(d, st) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
@@ -457,7 +470,7 @@ class Engine:
         if is_gen is None:
             is_gen = module.generators[id(node)] = _is_generator(node, module.source_of(node))
         closure = dict(st.locals) if st.locals is not None and self.frame.func is not None else None
-        fn = Func(node, module, (defaults, kw_defaults), is_gen, grad_mode, closure)
+        fn = Func(node, module, (defaults, kw_defaults), is_gen, grad_mode, closure, grad_site)
         st.bind(node.name, fn)
         return st
 
@@ -541,9 +554,13 @@ class Engine:
             elif type(obj) is Tensor and target.attr == "requires_grad" and isinstance(target.value, ast.Name):
                 # ``t.requires_grad = True`` (or a flag): t may now require grad
                 flag = _truth(value)
+                if obj.grad == NEVER and target.value.id in self.frame.elements:
+                    self.doubt_never = True  # the list it came from holds it too
                 root = Root(target, self.stmt, self.frame.module.path, "tensor")
                 st.bind(target.value.id, Tensor(YES if flag else MAYBE, obj.leaf, obj.segs, obj.roots | {root},
                                                 obj.via, obj.exact, obj.weak, obj.shape))
+            elif type(obj) is Tensor and target.attr == "requires_grad" and obj.grad == NEVER:
+                self.doubt_never = True  # ``self.w.requires_grad = True``: held where we do not rebind it
         elif t is ast.Subscript:
             base = self.ev(target.value, st)
             self.ev(target.slice, st)
@@ -551,6 +568,7 @@ class Engine:
                 self.emit("in_place", target, st, (self.as_now(base, st),), target=target.value, detail="view")
                 if self.killed:
                     return
+                self.filled(base, [value], st)
             if type(base) is Box and _whole_slice(target.slice):  # xs[:] = ys: the elements replaced
                 _empty(st, base)
                 elems = self.iter_elem(value, st, target) if type(value) in (Box, Tup, Iter) else UNKNOWN
@@ -566,6 +584,7 @@ class Engine:
             elif type(base) is Tensor and type(value) is Tensor and isinstance(target.value, ast.Name):
                 # x[i] = v writes v's graph into x (CopySlices)
                 merged = self.op(target, [(base, target.value), (value, None)], False, st)
+                merged.shape = base.shape
                 st.bind(target.value.id, merged)
         elif t is ast.Starred:
             self.assign(target.value, UNKNOWN, st)
@@ -692,7 +711,7 @@ class Engine:
             if type(left) in (Tensor, Layer, Obj, Func, Class, Optim, Box, Tup):
                 return Const(type(node.ops[0]) is ast.IsNot)
         if type(left) is Tensor or any(type(r) is Tensor for r in rights):
-            return Tensor()
+            return Tensor(NEVER)  # a bool tensor
         return UNKNOWN
 
     def e_BoolOp(self, node, st):
@@ -906,7 +925,9 @@ class Engine:
                 self.emit("read_grad", node, st, (recv,), target=node.value, detail="retained" if retained else "")
                 if not (recv.leaf or retained) and recv.grad == YES and recv.exact and recv.roots:
                     return UNFILLED_GRAD  # a backward never fills it
-            if name == "data" or name == api.GRAD_ATTRIBUTE:
+            if name == "data":
+                return Tensor(NEVER, exact=recv.exact, shape=recv.shape, why=frozenset({("detach", node)}))
+            if name == api.GRAD_ATTRIBUTE:
                 return Tensor(exact=recv.exact, shape=recv.shape)
             if name in api.SEVER_ATTRIBUTES:
                 return UNKNOWN
@@ -914,7 +935,7 @@ class Engine:
                 return self.shaped(self.op(node, [(recv, node.value)], api.TENSOR_ATTRIBUTE_VIEWS[name], st),
                                    api.SHAPE_ATTRIBUTES.get(name), [(recv, node.value)], {}, st)
             if name in api.RESULT_FIELDS:
-                return recv if api.RESULT_FIELDS[name] else Tensor(exact=recv.exact)
+                return recv if api.RESULT_FIELDS[name] else Tensor(NEVER, exact=recv.exact)
             return Bound(recv, name)
         if t is Obj:
             value = st.heap.get((recv.oid, name))
@@ -1038,15 +1059,20 @@ class Engine:
         depth, reports = (len(self.frames), len(self.created)), (dict(self.reuses), dict(self.reports))
         self.frame = frame
         self.frames.append(frame)
+        offs = len(self.grad_off)
+        if fn.grad_mode is False:
+            self.grad_off.append(fn.grad_site)
         try:
             out = self.block(fn.node.body, callee)
         except OverBudget:
             if self.limit == own and kept:  # over its own budget: as costly next time, not tried again
                 _remember_expensive(fn.node)
             self.abandon(depth, reports, fn.node, fn.module)
+            del self.grad_off[offs:]
             self.frames.pop()
             self.frame, self.stmt, self.limit = saved_frame, saved_stmt, saved_limit
             return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
+        del self.grad_off[offs:]
         self.frames.pop()
         self.frame, self.stmt, self.limit = saved_frame, saved_stmt, saved_limit
         results = frame.returns + ([(NONE, out)] if out is not None else [])
@@ -1325,18 +1351,28 @@ class Engine:
             return self.unknown_call(args, kwargs)
         if qual in api.GRAD_MODE:
             spec = api.GRAD_MODE[qual]
-            enabled = spec if isinstance(spec, bool) else (_truth(args[0][0]) if args else None)
+            given = args[0][0] if args else kwargs.get("mode", (None, None))[0]
+            flag = _truth(given) if given is not None else None
+            if spec == "not_arg0":  # inference_mode(mode=True)
+                enabled = False if given is None else (None if flag is None else not flag)
+            else:
+                enabled = spec if isinstance(spec, bool) else flag
             if isinstance(self.stmt, ast.Expr) and self.stmt.value is node:
                 st.grad = enabled  # torch.set_grad_enabled(False) as a statement
             return GradCtx(enabled)
         if qual in api.FACTORIES or qual in api.COPY_CONSTRUCTORS:
-            return self.shaped(self.leaf(node, _kw_truth(kwargs, "requires_grad", False), st),
+            why = frozenset()
+            if qual in api.COPY_CONSTRUCTORS and args and _literal(args[0][1]) is None:
+                why = frozenset({("detach" if type(args[0][0]) is Tensor else "rebuilt", node)})
+            return self.shaped(self.leaf(node, _kw_truth(kwargs, "requires_grad", False), st, why),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
         if qual in api.PARAMETERS:
             return self.shaped(self.leaf(node, _kw_truth(kwargs, "requires_grad", True), st),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
         if qual in api.DATA_CONVERTERS and not any(tensors_in(v) or type(v) is Box for v, _ in args[:1]):
-            return Tensor()  # data from lists, NumPy or a library: a leaf without grad
+            # data from lists, NumPy or a library: a leaf without grad (unless the data we do
+            # not see is a tensor, which these return as it is)
+            return Tensor(NEVER if args and type(args[0][0]) is Const else NO)
         if qual in api.FUNCTIONS:
             out = self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st)
             if qual in api.LOSS_SHAPES:
@@ -1392,9 +1428,9 @@ class Engine:
             return Layer(v.qual, v.spec, root, tuple(self.copy_value(c, node, st) for c in v.children), v.config)
         return v
 
-    def leaf(self, node, requires_grad, st) -> Tensor:
+    def leaf(self, node, requires_grad, st, why=frozenset()) -> Tensor:
         if requires_grad is False:
-            return Tensor()
+            return Tensor(NEVER, why=why)
         root = Root(node, self.stmt, self.frame.module.path, "tensor")
         return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}))
 
@@ -1406,13 +1442,18 @@ class Engine:
         if name in api.SEVER_METHODS or name in api.SAMPLE_METHODS:
             if name in api.PYTHON_VALUE_METHODS:
                 return UNKNOWN
-            return self.shaped(Tensor(exact=t.exact), api.SHAPE_METHODS.get(name),
+            why = frozenset({("detach", node)}) if name in api.DETACHES else frozenset()
+            return self.shaped(Tensor(NEVER, exact=t.exact, why=why), api.SHAPE_METHODS.get(name),
                                [(t, node.func.value)] + list(args), kwargs, st)
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
             flag = name == api.REQUIRES_GRAD_SETTER and (_truth(args[0][0]) if args else
                                                          _kw_truth(kwargs, "requires_grad", True))
             if flag is False and t.leaf:
                 self.freeze(t.roots, st)
+            receiver = node.func.value
+            if flag is not False and t.grad == NEVER and not isinstance(receiver, ast.Call) and not (
+                    isinstance(receiver, ast.Name) and receiver.id not in self.frame.elements):
+                self.doubt_never = True  # the tensor is held elsewhere too (a list, an attribute)
             out = self.leaf(node, flag, st) if t.leaf or not flag else t
             if out is not t:
                 out.shape = t.shape
@@ -1431,6 +1472,7 @@ class Engine:
                                api.SHAPE_METHODS.get(name), [(t, node.func.value)] + list(args), kwargs, st)
         if api.is_in_place_method(name):
             self.emit("in_place", node, st, (self.as_now(t, st),), target=node.func.value, detail=name)
+            self.filled(t, [v for v, _ in args] + [v for v, _ in kwargs.values()], st)
             frozen = t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots)
             if frozen and st.grad is not False:
                 self.absorb(t.roots, args, st)
@@ -1455,8 +1497,10 @@ class Engine:
         inputs = list(args)
         if layer.root is not None and (layer.root, "frozen") not in st.heap:
             inputs.append((Tensor(YES, True, roots=frozenset({layer.root})), None))
-        elif layer.root is not None and (layer.root, "absorbed") in st.heap:
-            inputs.append((st.heap[(layer.root, "absorbed")], None))
+        elif layer.root is not None:
+            # frozen on some path (the flag is not known to hold on every one): its output may
+            # still require grad
+            inputs.append((st.heap.get((layer.root, "absorbed"), Tensor()), None))
         out = self.op(node, inputs, layer.spec.get("saves"), st)
         out.shape = _layer_shape(layer, _shape_args(args, st))
         returns = layer.spec.get("returns", "tensor")
@@ -1488,6 +1532,7 @@ class Engine:
         """A differentiable op: its result carries its inputs' graphs plus a node of its own."""
         ts = []
         heap = st.heap
+        unsure = False  # an input may be a tensor we do not see (or may require grad after all)
         for v, n in inputs:
             tv = type(v)
             if tv is Tensor:
@@ -1497,22 +1542,30 @@ class Engine:
                         if absorbed is not None:
                             ts.append((absorbed, n))
                     if all((r, "frozen") in heap for r in v.roots):
-                        continue  # a frozen parameter adds no graph of its own
+                        unsure = True  # frozen on some path: it adds no graph of its own
+                        continue
                 ts.append((v, n))
                 continue
             if tv is Box:  # torch.cat([a, b]) / torch.stack(xs): every element is consumed
                 v = _strong(heap.get((v.oid, "*"), UNKNOWN))
             elif tv is not Tup:
+                unsure = unsure or tv not in _NOT_TENSORS
                 continue
+            unsure = unsure or _holds_unknown(v)
             for t in tensors_in(v):
                 ts.append((t, n))
+        if st.grad is False:  # nothing made without grad recording requires grad
+            return Tensor(NEVER, exact=all(t.exact for t, _ in ts),
+                          why=frozenset({("grad_off", self.grad_off[-1] if self.grad_off else None)}))
         if not ts:
             if any(type(v) is Tensor for v, _ in inputs):
                 return Tensor()
             return Tensor(MAYBE if any(v is UNKNOWN for v, _ in inputs) else NO, exact=False)
         grad = max(t.grad for t, _ in ts)
-        if st.grad is False or grad == NO:
-            return Tensor(exact=all(t.exact for t, _ in ts))
+        if grad <= NO:
+            never = grad == NEVER and not unsure
+            return Tensor(NEVER if never else NO, exact=all(t.exact for t, _ in ts),
+                          why=frozenset().union(*(t.why for t, _ in ts)) if never else frozenset())
         roots = frozenset().union(*(t.roots for t, _ in ts))
         seg = self.new_seg(site, saves, roots)
         if not seg.direct and any(t.leaf and t.roots for t, _ in ts):
@@ -1587,7 +1640,8 @@ class Engine:
             self.emit("implicit_gradient", node, st, tuple(ts), target=_outputs_node(node, spec), detail=keyword)
             if self.killed:
                 return NONE
-        self.emit("backward", node, st, tuple(ts), detail=spec.get("returns") or "backward")
+        self.emit("backward", node, st, tuple(self.as_now(t, st) for t in ts), target=_outputs_node(node, spec),
+                  detail=spec.get("returns") or "backward")
         if self.killed:
             return NONE
         segs = frozenset().union(*(t.segs for t in ts)) if ts else frozenset()
@@ -1620,6 +1674,8 @@ class Engine:
             # generator): all of the outputs' graph
             seg = self.new_seg(node, True, frozenset().union(*(t.roots for t in ts)) if ts else frozenset())
             grad = Tensor(YES, False, everything | {seg}, seg.roots, {}, all(t.exact for t in ts))
+        elif create is False or create is None:  # plain gradients: no graph, never requiring grad
+            grad = Tensor(NEVER, why=frozenset({("no_create_graph", node)}))
         else:
             grad = Tensor()
         inputs = args[1][0] if len(args) > 1 else kwargs.get("inputs", (UNKNOWN, None))[0]
@@ -1704,10 +1760,19 @@ class Engine:
                 self.killed = True
                 return
 
+    def filled(self, base: Tensor, values, st: State) -> None:
+        """``base`` is written in place with ``values``: with grad recording on, a value that
+        may require grad makes ``base`` require grad too, wherever else it is held."""
+        if base.grad == NEVER and st.grad is not False and any(
+                (v.grad != NEVER if type(v) is Tensor else _holds_unknown(v)) for v in values):
+            self.doubt_never = True
+
     def as_now(self, t: Tensor, st: State) -> Tensor:
         """The tensor as autograd sees it now: frozen parameters no longer require grad."""
         if t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots):
             return Tensor(exact=t.exact, shape=t.shape)
+        if t.grad == NEVER and self.doubt_never:
+            return Tensor(NO, t.leaf, t.segs, t.roots, t.via, t.exact, t.weak, t.shape)
         return t
 
     def shaped(self, out: Val, kind, args, kwargs, st: State, rule=shapes.result) -> Val:
@@ -1940,6 +2005,16 @@ def _isinstance(v: Val, cls: Val) -> Val:
         fits = type(v) in _PYTHON_TYPES[cls.name] and (type(v) is Tup or v.kind == cls.name)
         return Const(fits)
     return UNKNOWN
+
+
+# values that are certainly not tensors: an op's other arguments of these kinds hide no graph
+_NOT_TENSORS = (Const, After, LibRef, Builtin, Func, Class, ModRef, GradCtx, Layer, Optim)
+
+
+def _holds_unknown(v: Val) -> bool:
+    if type(v) is Tup:
+        return any(_holds_unknown(x) for x in v.items)
+    return type(v) is not Tensor and type(v) not in _NOT_TENSORS
 
 
 def _shape_arg(v: Val, node, st: State):

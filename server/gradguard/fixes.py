@@ -209,24 +209,44 @@ def _replace(src: _Source, span, text: str) -> Edit:
 
 # --- the fix kinds ------------------------------------------------------------------------
 
-def _retain_graph(srcs, fix: Fix) -> list[Edit]:
-    edits = []
-    for key, loc in fix.targets:
-        if not key.startswith("call"):
-            continue
-        src = _source_for(srcs, loc)
-        region, call = _exact(src, loc, (cst.Call,))
-        existing = [a for a in call.args if a.keyword and a.keyword.value == "retain_graph"]
-        if existing:
-            edits.append(_replace(src, region.span(existing[0].value), "True"))
-        elif call.args:
-            edits.append(_insert(src, region.span(call.args[-1].value)[1], ", retain_graph=True"))
-        else:
-            end_line, end_col = region.span(call)[1]
-            edits.append(_insert(src, (end_line, end_col - 1), "retain_graph=True"))  # before ")"
-    if not edits:
-        raise FixError("retain_graph fix without call targets")
-    return edits
+def _keyword_true(keyword: str):
+    """``keyword=True`` on the finding's call(s): set if given, added otherwise."""
+    def make(srcs, fix: Fix) -> list[Edit]:
+        edits = []
+        for key, loc in fix.targets:
+            if not key.startswith("call"):
+                continue
+            src = _source_for(srcs, loc)
+            region, call = _exact(src, loc, (cst.Call,))
+            existing = [a for a in call.args if a.keyword and a.keyword.value == keyword]
+            if existing:
+                edits.append(_replace(src, region.span(existing[0].value), "True"))
+            elif call.args:
+                edits.append(_insert(src, region.span(call.args[-1].value)[1], f", {keyword}=True"))
+            else:
+                end_line, end_col = region.span(call)[1]
+                edits.append(_insert(src, (end_line, end_col - 1), f"{keyword}=True"))  # before ")"
+        if not edits:
+            raise FixError(f"{keyword} fix without call targets")
+        return edits
+    return make
+
+
+def _enable_grad(srcs, fix: Fix) -> list[Edit]:
+    """The grad-mode context or decorator that turned recording off becomes ``enable_grad()``."""
+    loc = fix.target("expr")
+    src = _source_for(srcs, loc)
+    region, node = _exact(src, loc, (cst.BaseExpression,))
+    return [_replace(src, region.span(node), f"{_torch_name(srcs) or 'torch'}.enable_grad()")]
+
+
+def _drop_detach(srcs, fix: Fix) -> list[Edit]:
+    """``x.detach()`` / ``x.data`` / ``torch.detach(x)`` becomes ``x``."""
+    loc, inner = fix.target("expr"), fix.target("receiver")
+    src = _source_for(srcs, loc)
+    region, node = _exact(src, loc, (cst.BaseExpression,))
+    text = _text_between(src, (inner.line, inner.column), (inner.end_line, inner.end_column))
+    return [_replace(src, region.span(node), text)]
 
 
 _ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString,
@@ -440,7 +460,8 @@ def _ones_like(keyword: str):
     return make
 
 
-_KINDS = {"retain_graph": _retain_graph, "detach": _detach, "no_grad": _no_grad,
+_KINDS = {"retain_graph": _keyword_true("retain_graph"), "create_graph": _keyword_true("create_graph"),
+          "enable_grad": _enable_grad, "drop_detach": _drop_detach, "detach": _detach, "no_grad": _no_grad,
           "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),
           **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},
           "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after}

@@ -210,6 +210,9 @@ SEVER_METHODS = frozenset({"detach", "item", "tolist", "numpy", "argmax", "argmi
                            # fresh tensors like the receiver, without its graph
                            # (new_tensor(t) copies t detached, with a warning)
                            "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
+# Of those, the ones whose result holds the receiver's values, only cut from its graph (a fix
+# may take them away).
+DETACHES = frozenset({"detach"})
 # The class every tensor (parameters included) is an instance of, for ``isinstance`` checks.
 TENSOR_CLASSES = frozenset({"torch.Tensor"})
 
@@ -253,8 +256,9 @@ BACKWARD_CALLS = {
 # All work as ``with X():``, ``@X()``; no_grad/enable_grad/inference_mode also as a bare ``@X``.
 GRAD_MODE = {
     "torch.no_grad": False,
-    # inference_mode(mode=True): inference_mode(False) leaves grad mode on (not modelled here).
-    "torch.inference_mode": False,
+    # inference_mode(mode=True) turns recording off; inference_mode(False) turns it *on*
+    # ("not_arg0": the opposite of its argument, off without one).
+    "torch.inference_mode": "not_arg0",
     "torch.enable_grad": True,
     # set_grad_enabled follows its first argument; unlike the others, a bare call
     # ``torch.set_grad_enabled(False)`` (no ``with``) switches the mode until changed again.
@@ -262,11 +266,11 @@ GRAD_MODE = {
     "torch.autograd.no_grad": False,
     "torch.autograd.enable_grad": True,
     "torch.autograd.set_grad_enabled": "arg0",
-    "torch.autograd.inference_mode": False,
+    "torch.autograd.inference_mode": "not_arg0",
     "torch.autograd.grad_mode.no_grad": False,
     "torch.autograd.grad_mode.enable_grad": True,
     "torch.autograd.grad_mode.set_grad_enabled": "arg0",
-    "torch.autograd.grad_mode.inference_mode": False,
+    "torch.autograd.grad_mode.inference_mode": "not_arg0",
 }
 
 # nn.Module classes: has trainable parameters, whether its forward saves tensors, what it returns

@@ -17,7 +17,10 @@ from typing import Optional
 
 from . import shapes
 
-NO, MAYBE, YES = 0, 1, 2
+# Whether a tensor requires grad. NO: nothing known makes it (it may, through code that is not
+# followed); NEVER: it certainly does not (made without grad recording, detached, a plain
+# factory). Joins take the maximum, so NEVER survives only where every path agrees.
+NEVER, NO, MAYBE, YES = -1, 0, 1, 2
 
 
 class Root:
@@ -127,10 +130,10 @@ class After(Val):
 
 
 class Tensor(Val):
-    __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape")
+    __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape", "why")
 
     def __init__(self, grad=NO, leaf=True, segs=frozenset(), roots=frozenset(), via=None,
-                 exact=True, weak=frozenset(), shape=None):
+                 exact=True, weak=frozenset(), shape=None, why=frozenset()):
         self.grad = grad
         self.leaf = leaf
         self.segs: frozenset = segs
@@ -141,6 +144,9 @@ class Tensor(Val):
         # only one of the graphs they stand for, so it frees them weakly
         self.weak: frozenset = weak
         self.shape = shape  # what is known of its shape (gradguard.shapes)
+        # for a NEVER tensor: why it does not require grad, as (kind, ast node) pairs (grad
+        # recording off, detached, rebuilt from numbers, gradients without create_graph)
+        self.why: frozenset = why
 
     def __eq__(self, other):
         return (type(other) is Tensor and self.grad == other.grad and self.segs == other.segs
@@ -202,11 +208,12 @@ class ModRef(Val):
 
 
 class Func(Val):
-    __slots__ = ("node", "module", "defaults", "is_gen", "grad_mode", "owner", "closure")
+    __slots__ = ("node", "module", "defaults", "is_gen", "grad_mode", "owner", "closure", "grad_site")
 
-    def __init__(self, node, module, defaults, is_gen, grad_mode, closure=None):
+    def __init__(self, node, module, defaults, is_gen, grad_mode, closure=None, grad_site=None):
         self.node, self.module, self.defaults = node, module, defaults
         self.is_gen, self.grad_mode = is_gen, grad_mode
+        self.grad_site = grad_site  # the decorator that sets its grad mode
         self.owner = None  # the Class whose body defines it
         # a nested def: the enclosing function's variables as they were when it was defined
         self.closure: Optional[dict] = closure
@@ -391,7 +398,8 @@ def join(a: Val, b: Val) -> Val:
         via = dict(b.via)
         via.update(a.via)
         return Tensor(max(a.grad, b.grad), a.leaf and b.leaf, a.segs | b.segs, a.roots | b.roots,
-                      via, a.exact and b.exact, a.weak | b.weak, shapes.join(a.shape, b.shape))
+                      via, a.exact and b.exact, a.weak | b.weak, shapes.join(a.shape, b.shape),
+                      a.why | b.why if a.grad == b.grad == NEVER else frozenset())
     if ta is Tensor:  # the other side is None or not a tensor: keep what we know of the tensor
         return a
     if tb is Tensor:

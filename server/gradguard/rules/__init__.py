@@ -108,6 +108,7 @@ class Report:
     exact: bool = True  # False: the values passed through code that was not resolved
     fixes: tuple = ()  # FixIntent
     origins: frozenset = frozenset()  # the requires_grad origins (values.Root) to point at
+    related: tuple = ()  # other places to point at: (RELATED key, ast node, args)
 
 
 MAX_TEXT = 48
@@ -146,6 +147,13 @@ RELATED: dict[str, dict[str, str]] = {
                       "zh-cn": "`{name}` 的参数在此处创建"},
     "freed": {"en": "the graph was freed here by {call}{when}",
               "zh-cn": "计算图在此处被 {call} 释放{when_zh}"},
+    "grad_off": {"en": "grad recording is turned off here (`{what}`)",
+                 "zh-cn": "此处关闭了梯度记录（`{what}`）"},
+    "detached": {"en": "the graph is cut here (`{what}`)", "zh-cn": "计算图在此处被切断（`{what}`）"},
+    "rebuilt": {"en": "a new tensor is made from Python numbers here (`{what}`)",
+                "zh-cn": "此处由 Python 数值构造了新张量（`{what}`）"},
+    "no_create_graph": {"en": "gradients without a graph of their own are taken here (`{what}`)",
+                        "zh-cn": "此处求得的梯度不带计算图（`{what}`）"},
 }
 
 LOCALES = ("en", "zh-cn")
