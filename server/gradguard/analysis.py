@@ -194,10 +194,11 @@ def analyze_path(path: str, root: Optional[str] = None, *, facts: bool = False) 
     return analyze_source(read_python(path), path, root, facts=facts)
 
 
-# A full pass of the cyclic collector is due when this many objects have survived analyses
+# A full pass of the cyclic collector is due when the objects it tracks have grown by this many
 # since the last one (see ``_collector_paused``): some 100 MB.
 FULL_COLLECT_GROWTH = 1_000_000
-_grown = [0]  # objects frozen since the last full pass (new ones, less the freed: gc's gen-0 count)
+_grown = [0]  # objects frozen since the last count (new ones, less the freed: gc's gen-0 count)
+_after_full = [0]  # the objects tracked after the last full pass
 
 
 @contextlib.contextmanager
@@ -205,8 +206,13 @@ def _collector_paused():
     """Parsing and analysis allocate many objects, most of them long-lived (the loaded modules'
     trees) or freed by reference counting (``ModuleInfo.release``). A collector pass after each
     analysis would scan them all again, and cost a third of the run. What survives an analysis
-    is frozen out of the collector's view instead, and a full pass runs only once the survivors
-    have grown by ``FULL_COLLECT_GROWTH`` objects, to free what cyclic garbage they hold."""
+    is frozen out of the collector's view instead, and a full pass runs only once the tracked
+    objects have grown by ``FULL_COLLECT_GROWTH``, to free what cyclic garbage they hold.
+
+    Growth is first estimated from gc's allocation count, which never subtracts what an analysis
+    frees of older objects (a module evicted from the cache, a project's caches dropped); only
+    then are the frozen objects counted (a walk over them, milliseconds), and a full pass (half
+    a second) is paid for only if they did grow."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -214,11 +220,14 @@ def _collector_paused():
     finally:
         if enabled:
             _grown[0] += gc.get_count()[0]
-            if _grown[0] > FULL_COLLECT_GROWTH:
-                gc.unfreeze()
-                gc.collect()
-                _grown[0] = 0
             gc.freeze()
+            if _grown[0] > FULL_COLLECT_GROWTH:
+                _grown[0] = 0
+                if gc.get_freeze_count() > _after_full[0] + FULL_COLLECT_GROWTH:
+                    gc.unfreeze()
+                    gc.collect()
+                    gc.freeze()
+                    _after_full[0] = gc.get_freeze_count()
             gc.enable()
 
 
@@ -264,7 +273,7 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
         log.info("%s: over the analysis budget, left unanalysed: %s", path,
                  ", ".join(f"{os.path.basename(p)}:{line}" for p, line in truncated[:10]))
     if not facts:
-        main.release()
+        main.release(end.globals if end is not None else {})
     return Analysis(path, findings, engine if facts else None, positions, main, project.dependencies(path),
                     truncated)
 

@@ -24,19 +24,21 @@ class ModuleInfo:
         self._line_starts: Optional[list] = None
         self.generators: dict = {}  # id(FunctionDef) -> whether it yields
 
-    def release(self) -> None:
+    def release(self, *namespaces: dict) -> None:
         """Break the reference cycles among this module's values (a class and its methods, the
         module and its classes), so that reference counting frees them once the analysis that
-        made them is dropped."""
+        made them is dropped. ``namespaces``: other dicts of its values (the globals its run
+        ended with, which branches may have copied)."""
         from .values import Class, Func
 
-        for value in self.env.values():
+        for value in [v for names in (self.env, *namespaces) for v in names.values()]:
             if type(value) is Class and value.module is self:
                 for attr in value.attrs.values():
                     if type(attr) is Func:
                         attr.owner = attr.closure = None
                 value.attrs.clear()
         self.env.clear()
+        self.tree = None  # classes made in functions stay in cycles until a full pass: not with the tree
 
     def source_of(self, node) -> str:
         """The raw text of the lines a node spans (cheap: no re-parse, no walk)."""
