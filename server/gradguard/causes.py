@@ -509,7 +509,7 @@ def report_finding(report, path: str, locate) -> Finding:
         related.append(_related(key, locate(node, path), **dict(extra)))
     related = list({(r.location, r.message): r for r in related}.values())  # two layers on one line
     fixes = tuple(Fix(f.kind, f.title, tuple((k, _span(locate, n, path)) for k, n in f.targets), f.preferred,
-                      safe=f.safe) for f in report.fixes)
+                      f.texts, safe=f.safe) for f in report.fixes)
     return Finding(report.code, rule.severity if report.exact else "warning", rule.message["en"].format(**args),
                    locate(report.node, path), tuple(related), fixes, tuple(args.items()))
 

@@ -120,6 +120,7 @@ class Engine:
         # then on NEVER is not trusted
         self.doubt_never = False
         self.grad_off: list = []  # the with-items / decorators that turned grad recording off
+        self.savers: dict = {}  # Tensor.storage -> the segments that saved a tensor held there
         self.executed = 0
         self.collect_facts = True  # hover facts cost time; the CLI does not need them
         self.limit = FILE_BUDGET  # the innermost budget in force: a count of ``executed``
@@ -232,12 +233,15 @@ class Engine:
             if self.killed:
                 return st
             self.filled(cur, [value], st)
+            self.modified(cur.storage, node, st, node.target)
         if type(cur) is Tensor and cur.leaf and cur.grad == YES:
             st.mark_stepped()  # in-place update of a parameter, e.g. manual SGD
             self.trained |= cur.roots
         if type(cur) is Tensor and st.grad is False:
             return st  # an in-place update without grad recording: the tensor keeps its graph state
         result = self.binop(node, type(node.op).__name__, (cur, node.target), (value, node.value), st)
+        if type(cur) is Tensor and type(result) is Tensor:
+            result.storage = cur.storage  # x += y writes into x
         self.assign(node.target, result, st)
         return st
 
@@ -557,8 +561,7 @@ class Engine:
                 if obj.grad == NEVER and target.value.id in self.frame.elements:
                     self.doubt_never = True  # the list it came from holds it too
                 root = Root(target, self.stmt, self.frame.module.path, "tensor")
-                st.bind(target.value.id, Tensor(YES if flag else MAYBE, obj.leaf, obj.segs, obj.roots | {root},
-                                                obj.via, obj.exact, obj.weak, obj.shape))
+                st.bind(target.value.id, obj.but(grad=YES if flag else MAYBE, roots=obj.roots | {root}, why=frozenset()))
             elif type(obj) is Tensor and target.attr == "requires_grad" and obj.grad == NEVER:
                 self.doubt_never = True  # ``self.w.requires_grad = True``: held where we do not rebind it
         elif t is ast.Subscript:
@@ -569,6 +572,7 @@ class Engine:
                 if self.killed:
                     return
                 self.filled(base, [value], st)
+                self.modified(base.storage, target, st, target.value)
             if type(base) is Box and _whole_slice(target.slice):  # xs[:] = ys: the elements replaced
                 _empty(st, base)
                 elems = self.iter_elem(value, st, target) if type(value) in (Box, Tup, Iter) else UNKNOWN
@@ -584,7 +588,7 @@ class Engine:
             elif type(base) is Tensor and type(value) is Tensor and isinstance(target.value, ast.Name):
                 # x[i] = v writes v's graph into x (CopySlices)
                 merged = self.op(target, [(base, target.value), (value, None)], False, st)
-                merged.shape = base.shape
+                merged.shape, merged.storage = base.shape, base.storage
                 st.bind(target.value.id, merged)
         elif t is ast.Starred:
             self.assign(target.value, UNKNOWN, st)
@@ -664,7 +668,8 @@ class Engine:
             self.killed = True  # arithmetic on None: a TypeError
             return UNKNOWN
         if type(left[0]) is Tensor or type(right[0]) is Tensor:
-            return self.shaped(self.op(node, [left, right], api.OPERATORS.get(op), st),
+            return self.shaped(self.op(node, [left, right], api.OPERATORS.get(op), st,
+                                       keeps=api.KEEPS_OPERATORS.get(op)),
                                api.SHAPE_OPERATORS.get(op), [left, right], {}, st)
         if type(left[0]) is Tup and type(right[0]) is Tup and op == "Add":
             return Tup(left[0].items + right[0].items)
@@ -790,7 +795,7 @@ class Engine:
         if type(v) is Tensor:
             olds = {(s.site, s.ctx) for s in v.segs if s.old}
             weak = frozenset(s for s in v.segs if s in self.summaries or s.old or (s.site, s.ctx) in olds)
-            return v if weak == v.weak else Tensor(v.grad, v.leaf, v.segs, v.roots, v.via, v.exact, weak, v.shape)
+            return v if weak == v.weak else v.but(weak=weak)
         if type(v) is Tup:
             return Tup(self._weak(x) for x in v.items)
         return v
@@ -962,7 +967,7 @@ class Engine:
             return found if found is not None else UNKNOWN
         if t is Layer:
             if name in api.MODULE_PARAMETER_ATTRIBUTES and recv.root is not None:
-                return Tensor(YES, True, roots=frozenset({recv.root}))
+                return Tensor(YES, True, roots=frozenset({recv.root}), storage=recv.root)
             return Bound(recv, name)
         if t in (Optim, Box, Iter):
             return Bound(recv, name)
@@ -1195,6 +1200,8 @@ class Engine:
                 if type(closure) is Func:
                     self.run_closure(recv, closure, node, st)
                 st.mark_stepped()
+                for root in self.roots_of(recv.params, st, 0):  # the parameters change in place
+                    self.modified(root, node, st)
             return UNKNOWN
         if t is Box:
             return self.container_method(recv, name, args, node, st)
@@ -1374,7 +1381,8 @@ class Engine:
             # not see is a tensor, which these return as it is)
             return Tensor(NEVER if args and type(args[0][0]) is Const else NO)
         if qual in api.FUNCTIONS:
-            out = self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st)
+            out = self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st,
+                          keeps=api.KEEPS_FUNCTIONS.get(qual))
             if qual in api.LOSS_SHAPES:
                 kind, leading = api.LOSS_SHAPES[qual]
                 out.shape = shapes.loss(kind, _shape_args(args, st), _shape_kwargs(kwargs, st), len(args) - leading)
@@ -1384,7 +1392,7 @@ class Engine:
             spec = api.MODULES[qual]
             root = Root(node, self.stmt, self.frame.module.path, "params") if spec["params"] else None
             config = None
-            if qual in api.MODULE_SHAPES or qual in api.LOSS_SHAPES:  # what its output shape follows
+            if qual in api.MODULE_SHAPES or qual in api.LOSS_SHAPES or qual in api.IN_PLACE_MODULES:
                 config = (_shape_args(args, st), _shape_kwargs(kwargs, st))
             return Layer(qual, spec, root, config=config)
         if qual in api.MODULE_CONTAINERS or qual in api.MODULE_HOLDERS:
@@ -1430,9 +1438,9 @@ class Engine:
 
     def leaf(self, node, requires_grad, st, why=frozenset()) -> Tensor:
         if requires_grad is False:
-            return Tensor(NEVER, why=why)
+            return Tensor(NEVER, why=why, storage=(node, self.frame.ctx))
         root = Root(node, self.stmt, self.frame.module.path, "tensor")
-        return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}))
+        return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}), storage=root)
 
     def tensor_method(self, t: Tensor, name, args, kwargs, node, st) -> Val:
         if name == "backward":
@@ -1442,8 +1450,10 @@ class Engine:
         if name in api.SEVER_METHODS or name in api.SAMPLE_METHODS:
             if name in api.PYTHON_VALUE_METHODS:
                 return UNKNOWN
-            why = frozenset({("detach", node)}) if name in api.DETACHES else frozenset()
-            return self.shaped(Tensor(NEVER, exact=t.exact, why=why), api.SHAPE_METHODS.get(name),
+            detach = name in api.DETACHES  # the same memory, without the graph
+            why = frozenset({("detach", node)}) if detach else frozenset()
+            return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else None),
+                               api.SHAPE_METHODS.get(name),
                                [(t, node.func.value)] + list(args), kwargs, st)
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
             flag = name == api.REQUIRES_GRAD_SETTER and (_truth(args[0][0]) if args else
@@ -1468,10 +1478,11 @@ class Engine:
             return out
         if name in api.TENSOR_METHODS:
             return self.shaped(self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()),
-                                       api.TENSOR_METHODS[name], st),
+                                       api.TENSOR_METHODS[name], st, keeps=api.KEEPS_METHODS.get(name)),
                                api.SHAPE_METHODS.get(name), [(t, node.func.value)] + list(args), kwargs, st)
         if api.is_in_place_method(name):
             self.emit("in_place", node, st, (self.as_now(t, st),), target=node.func.value, detail=name)
+            self.modified(t.storage, node, st, node.func.value)
             self.filled(t, [v for v, _ in args] + [v for v, _ in kwargs.values()], st)
             frozen = t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots)
             if frozen and st.grad is not False:
@@ -1496,12 +1507,17 @@ class Engine:
             return out
         inputs = list(args)
         if layer.root is not None and (layer.root, "frozen") not in st.heap:
-            inputs.append((Tensor(YES, True, roots=frozenset({layer.root})), None))
+            inputs.append((Tensor(YES, True, roots=frozenset({layer.root}), storage=layer.root), None))
         elif layer.root is not None:
             # frozen on some path (the flag is not known to hold on every one): its output may
             # still require grad
             inputs.append((st.heap.get((layer.root, "absorbed"), Tensor()), None))
-        out = self.op(node, inputs, layer.spec.get("saves"), st)
+        storage = None
+        if _in_place_layer(layer) and args and type(args[0][0]) is Tensor:  # nn.ReLU(inplace=True)
+            storage = args[0][0].storage
+            self.modified(storage, node, st, args[0][1])
+        out = self.op(node, inputs, layer.spec.get("saves"), st, keeps=api.KEEPS_MODULES.get(layer.qual),
+                      storage=storage)
         out.shape = _layer_shape(layer, _shape_args(args, st))
         returns = layer.spec.get("returns", "tensor")
         if returns == "output_and_hidden_pair":  # LSTM: (output, (h, c))
@@ -1528,8 +1544,10 @@ class Engine:
         for root in roots:
             st.heap[(root, "frozen")] = Const(True)
 
-    def op(self, site, inputs, saves, st: State) -> Val:
-        """A differentiable op: its result carries its inputs' graphs plus a node of its own."""
+    def op(self, site, inputs, saves, st: State, keeps=None, storage=None) -> Val:
+        """A differentiable op: its result carries its inputs' graphs plus a node of its own.
+        ``keeps``: which of its tensors the node saves (``torch_api.KEEPS_*``); ``storage``:
+        the memory the result is written to when the op works in place."""
         ts = []
         heap = st.heap
         unsure = False  # an input may be a tensor we do not see (or may require grad after all)
@@ -1554,9 +1572,11 @@ class Engine:
             unsure = unsure or _holds_unknown(v)
             for t in tensors_in(v):
                 ts.append((t, n))
+        fresh = storage if storage is not None else (site, self.frame.ctx)
         if st.grad is False:  # nothing made without grad recording requires grad
             return Tensor(NEVER, exact=all(t.exact for t, _ in ts),
-                          why=frozenset({("grad_off", self.grad_off[-1] if self.grad_off else None)}))
+                          why=frozenset({("grad_off", self.grad_off[-1] if self.grad_off else None)}),
+                          storage=fresh)
         if not ts:
             if any(type(v) is Tensor for v, _ in inputs):
                 return Tensor()
@@ -1565,7 +1585,8 @@ class Engine:
         if grad <= NO:
             never = grad == NEVER and not unsure
             return Tensor(NEVER if never else NO, exact=all(t.exact for t, _ in ts),
-                          why=frozenset().union(*(t.why for t, _ in ts)) if never else frozenset())
+                          why=frozenset().union(*(t.why for t, _ in ts)) if never else frozenset(),
+                          storage=fresh)
         roots = frozenset().union(*(t.roots for t, _ in ts))
         seg = self.new_seg(site, saves, roots)
         if not seg.direct and any(t.leaf and t.roots for t, _ in ts):
@@ -1574,8 +1595,31 @@ class Engine:
         if not below <= seg.deps:
             seg.deps = seg.deps | below
         via = _merge_entries(ts)
+        out = storage if storage is not None else seg
+        if keeps is not None:
+            self.keep(seg, _kept(keeps, [t for t, _ in ts], out), st)
         return Tensor(grad if st.grad else MAYBE, False, below | {seg}, roots, via,
-                      all(t.exact for t, _ in ts), frozenset().union(*(t.weak for t, _ in ts)))
+                      all(t.exact for t, _ in ts), frozenset().union(*(t.weak for t, _ in ts)),
+                      storage=out)
+
+    def keep(self, seg: Seg, kept: frozenset, st: State) -> None:
+        """``seg`` (run now) saved the tensors held in ``kept``."""
+        info = st.freed.get(seg)
+        if info is not None and info.inplace is not None:
+            del st.freed[seg]  # run again: what it saved now is what it finds
+        seg.kept = kept
+        for storage in kept:
+            self.savers.setdefault(storage, set()).add(seg)
+
+    def modified(self, storage, node, st: State, expr=None) -> None:
+        """The memory ``storage`` is written in place at ``node`` (version counter bumped, with
+        grad recording on or off): every segment that saved it and is still to be walked fails."""
+        if storage is None:
+            return
+        for seg in self.savers.get(storage, ()):
+            # (an nn.Sequential's layers share its call site, so one segment: not its own saver)
+            if seg not in st.freed and storage in seg.kept and seg.site is not node:
+                st.freed[seg] = FreeInfo(node, self.frame.module.path, expr, inplace=self.stmt)
 
     def new_seg(self, site, saves, roots) -> Seg:
         key = (site, self.frame.ctx, None)
@@ -1613,7 +1657,7 @@ class Engine:
             if missing:
                 via = dict(v.via)
                 via.update((s, node) for s in missing)
-                return Tensor(v.grad, v.leaf, v.segs, v.roots, via, v.exact, v.weak, v.shape)
+                return v.but(via=via)
         return v
 
     def old_of(self, seg: Seg, loop) -> Seg:
@@ -1649,10 +1693,21 @@ class Engine:
         walked = self.walked(segs, args, kwargs, spec, st)
         if walked is not None:  # gradients asked for some inputs only: the rest is not run
             segs = walked
-            ts = [Tensor(t.grad, t.leaf, t.segs & walked, t.roots, t.via, t.exact, t.weak & walked, t.shape) for t in ts]
+            ts = [t.but(segs=t.segs & walked, weak=t.weak & walked) for t in ts]
         hits = [s for s in segs if s in st.freed]
-        if hits:
-            self.reuse(node, ts, hits, st)
+        freed = [s for s in hits if st.freed[s].inplace is None]
+        if freed:
+            self.reuse(node, ts, freed, st)
+        elif hits:  # graph whose saved tensors were overwritten in place since
+            spoilt = sorted(hits, key=lambda s: (s.order, s.uid))
+            info, main = st.freed[spoilt[0]], self.main.path
+            places = (("modified", info.call), ("modified_stmt", info.inplace), ("modified_expr", info.via)) \
+                if info.path == main else ()
+            places += tuple(("saved", s.site) for s in spoilt[:2] if s.path == main)
+            self.emit("modified_saved", node, st, tuple(ts), target=_outputs_node(node, spec),
+                      detail=spec.get("returns") or "backward", places=places)
+            if self.killed:
+                return NONE
         if self.reporting and self.collect_facts:
             fact = self.backward_facts.get(id(node))
             merged = segs | fact[2] if fact else segs
@@ -1743,14 +1798,14 @@ class Engine:
                                          value, self.frame.module, carriers)
 
     # ----------------------------------------------------------------- rule events
-    def emit(self, event: str, node, st: State, tensors=(), target=None, detail: str = "") -> None:
+    def emit(self, event: str, node, st: State, tensors=(), target=None, detail: str = "", places=()) -> None:
         """Tell the rules that handle ``event`` what happened at ``node`` (in the analysed file:
         findings are the analysed file's). A raising rule's exact finding ends the path."""
         rules = SUBSCRIBERS.get(event)
         if not rules or not self.reporting or self.frame.module is not self.main:
             return
         scope = self.frame.func.node if isinstance(self.frame.func, Func) else self.frame.module.tree
-        ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt, scope)
+        ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt, scope, places)
         for rule in rules:
             report = rule.events[event](ev)
             if report is None:
@@ -1772,7 +1827,7 @@ class Engine:
         if t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots):
             return Tensor(exact=t.exact, shape=t.shape)
         if t.grad == NEVER and self.doubt_never:
-            return Tensor(NO, t.leaf, t.segs, t.roots, t.via, t.exact, t.weak, t.shape)
+            return t.but(grad=NO, why=frozenset())
         return t
 
     def shaped(self, out: Val, kind, args, kwargs, st: State, rule=shapes.result) -> Val:
@@ -1964,7 +2019,7 @@ def _walks_container(v: Val) -> bool:
 def _strong(v: Val) -> Val:
     """Elements consumed all together (stacked, summed): each graph is walked, none is weak."""
     if type(v) is Tensor and v.weak:
-        return Tensor(v.grad, v.leaf, v.segs, v.roots, v.via, v.exact, shape=v.shape)
+        return v.but(weak=frozenset())
     if type(v) is Tup:
         return Tup(_strong(x) for x in v.items)
     return v
@@ -2015,6 +2070,29 @@ def _holds_unknown(v: Val) -> bool:
     if type(v) is Tup:
         return any(_holds_unknown(x) for x in v.items)
     return type(v) is not Tensor and type(v) not in _NOT_TENSORS
+
+
+def _kept(keeps: str, ts: list, out) -> frozenset:
+    """The storages an op's node saves, for its kind (``torch_api.KEEPS_*``), as far as sure."""
+    if keeps == "result":
+        return frozenset({out})
+    if keeps == "self":
+        return frozenset({ts[0].storage}) if ts and ts[0].storage is not None else frozenset()
+    if keeps == "each_other" and len(ts) >= 2:  # each operand is saved for the other's gradient
+        a, b = ts[0], ts[1]
+        return frozenset(x.storage for x, other in ((a, b), (b, a))
+                         if other.grad == YES and x.storage is not None)
+    return frozenset()
+
+
+def _in_place_layer(layer: Layer) -> bool:
+    """A module built to modify its input (``nn.ReLU(inplace=True)``)."""
+    spec = api.IN_PLACE_MODULES.get(layer.qual)
+    if spec is None or layer.config is None:
+        return False
+    args, kwargs = layer.config
+    keyword, pos = spec
+    return kwargs.get(keyword, args[pos] if len(args) > pos else False) is True
 
 
 def _shape_arg(v: Val, node, st: State):

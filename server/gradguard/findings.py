@@ -43,6 +43,14 @@ class Fix:
       - ``sum_losses``: ``first`` – the earlier backward statement (removed),
         ``second`` – the later backward call (replaced by one backward on the sum);
         ``texts`` holds ``first_loss`` and ``second_loss`` (their source text)
+      - ``insert_after``: ``after`` – a statement; ``texts["statement"]`` goes right after it
+      - ``create_graph``: ``call`` – a grad call that needs ``create_graph=True``
+      - ``enable_grad``: ``expr`` – a ``no_grad()`` / ``inference_mode()`` to turn into ``enable_grad()``
+      - ``drop_detach``: ``expr`` – ``x.detach()`` / ``x.data``, replaced by ``receiver`` (``x``)
+      - ``reduce_mean`` / ``reduce_sum``: ``expr`` – the outputs to append ``.mean()`` / ``.sum()`` to
+      - ``ones_gradient`` / ``ones_grad_tensors`` / ``ones_grad_outputs``: ``call`` gets that
+        keyword, ``torch.ones_like(<expr>)``
+      - ``move_after``: ``stmt`` – a statement moved to right after ``after``
     """
 
     kind: str

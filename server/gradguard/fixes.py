@@ -399,14 +399,7 @@ def _sum_losses(srcs, fix: Fix) -> list[Edit]:
     first_loc, second_loc = fix.target("first"), fix.target("second")
     first_src, second_src = _source_for(srcs, first_loc), _source_for(srcs, second_loc)
     region, first = _statement_line(first_src, first_loc)
-    (l0, c0), (l1, c1) = region.span(first)
-    block, top_level = region.block_of(first)
-    if len(first_src.tree.body if top_level else block) == 1:  # a block must not become empty
-        removal = _replace(first_src, ((l0, c0), (l1, c1)), "pass")
-    elif l1 < len(first_src.lines):  # remove the statement's lines, trailing comment included
-        removal = _replace(first_src, ((l0, 1), (l1 + 1, 1)), "")
-    else:  # last line of the file
-        removal = _replace(first_src, ((l0, 1), (l1, len(first_src.line_text(l1)) + 1)), "")
+    removal = _removal(first_src, region, first)
 
     region, call = _exact(second_src, second_loc, (cst.Call,))
     args = ""
@@ -416,6 +409,35 @@ def _sum_losses(srcs, fix: Fix) -> list[Edit]:
         args = _text_between(second_src, start, end)
     summed = f"({_operand(fix.text('first_loss'))} + {_operand(fix.text('second_loss'))})"
     return [removal, _replace(second_src, region.span(call), f"{summed}.backward({args})")]
+
+
+def _removal(src: _Source, region: _Region, stmt: cst.CSTNode) -> Edit:
+    """Take a statement's lines out (``pass`` if it is alone in its block)."""
+    (l0, c0), (l1, c1) = region.span(stmt)
+    block, top_level = region.block_of(stmt)
+    if len(src.tree.body if top_level else block) == 1:  # a block must not become empty
+        return _replace(src, ((l0, c0), (l1, c1)), "pass")
+    if l1 < len(src.lines):  # its lines, trailing comment included
+        return _replace(src, ((l0, 1), (l1 + 1, 1)), "")
+    return _replace(src, ((l0, 1), (l1, len(src.line_text(l1)) + 1)), "")  # last line of the file
+
+
+def _move_after(srcs, fix: Fix) -> list[Edit]:
+    """Move ``stmt`` to right after ``after`` (a sibling further down); when the statement
+    already following ``after`` is the same one, only take ``stmt`` out."""
+    loc, after = fix.target("stmt"), fix.target("after")
+    src = _source_for(srcs, loc)
+    region, stmt = _statement_line(src, loc)
+    text = _text_between(src, (loc.line, loc.column), (loc.end_line, loc.end_column))
+    after_region, target = _statement_line(src, after)
+    block, _ = after_region.block_of(target)
+    i = next(i for i, s in enumerate(block) if s is target)
+    if i + 1 < len(block):
+        (n0, m0), (n1, m1) = after_region.span(block[i + 1])
+        if _text_between(src, (n0, m0), (n1, m1)) == text:
+            return [_removal(src, region, stmt)]
+    moved = Fix("insert_after", fix.title, (("after", after),), texts=(("statement", text),))
+    return [_removal(src, region, stmt), *_insert_after(srcs, moved)]
 
 
 def _text_between(src: _Source, start: tuple[int, int], end: tuple[int, int]) -> str:
@@ -461,7 +483,7 @@ def _ones_like(keyword: str):
 
 
 _KINDS = {"retain_graph": _keyword_true("retain_graph"), "create_graph": _keyword_true("create_graph"),
-          "enable_grad": _enable_grad, "drop_detach": _drop_detach, "detach": _detach, "no_grad": _no_grad,
+          "enable_grad": _enable_grad, "drop_detach": _drop_detach, "move_after": _move_after, "detach": _detach, "no_grad": _no_grad,
           "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),
           **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},
           "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after}

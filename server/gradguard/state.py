@@ -20,14 +20,18 @@ class FreeInfo:
     """Which backward freed a segment, the expression through which that backward reached it,
     and whether parameters were updated in place since (then retain_graph is no fix)."""
 
-    __slots__ = ("call", "path", "via", "stepped")
+    __slots__ = ("call", "path", "via", "stepped", "inplace")
 
-    def __init__(self, call: ast.Call, path: str, via: Optional[ast.AST], stepped: bool = False):
+    def __init__(self, call: ast.Call, path: str, via: Optional[ast.AST], stepped: bool = False,
+                 inplace: Optional[ast.stmt] = None):
         self.call, self.path, self.via, self.stepped = call, path, via, stepped
+        # not freed but spoilt: ``call``, in the statement ``inplace``, modified in place a tensor
+        # the segment saved (the backward that walks it raises the in-place error instead)
+        self.inplace = inplace
 
     def __eq__(self, other):
         return (type(other) is FreeInfo and other.call is self.call
-                and other.stepped == self.stepped)
+                and other.stepped == self.stepped and other.inplace is self.inplace)
 
     def __hash__(self):
         return id(self.call)
@@ -79,7 +83,7 @@ class State:
 
     def mark_stepped(self) -> None:
         """Parameters were updated in place: every freed graph now predates an update."""
-        self.freed = {s: fi if fi.stepped else FreeInfo(fi.call, fi.path, fi.via, True)
+        self.freed = {s: fi if fi.stepped else FreeInfo(fi.call, fi.path, fi.via, True, fi.inplace)
                       for s, fi in self.freed.items()}
 
 
@@ -146,7 +150,8 @@ class Ager:
             return t
         via = {m.get(s, s): n for s, n in t.via.items()}
         return Tensor(t.grad, t.leaf, frozenset(m.get(s, s) for s in t.segs), t.roots, via,
-                      t.exact, frozenset(m.get(s, s) for s in t.weak) if t.weak else t.weak, t.shape)
+                      t.exact, frozenset(m.get(s, s) for s in t.weak) if t.weak else t.weak, t.shape,
+                      t.why, m.get(t.storage, t.storage))
 
     def value(self, v: Val) -> Val:
         tv = type(v)

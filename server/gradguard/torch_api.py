@@ -535,3 +535,30 @@ MODULE_SHAPES = {
                                          "LayerNorm", "BatchNorm1d", "BatchNorm2d", "PReLU")},
     "torch.nn.Linear": "linear", "torch.nn.Flatten": "flatten",
 }
+
+# --- what a node keeps: which of its tensors an op's backward node saves, for the ops followed
+# this far. A saved tensor modified in place before that backward makes it raise "one of the
+# variables needed for gradient computation has been modified by an inplace operation" (GG103).
+#   result: its output; self: its first tensor argument (a method's receiver);
+#   each_other: each of its two operands, saved when the *other* one requires grad (x * w saves
+#   x for w's gradient; x * 2 saves nothing of x). Checked by tests/test_saved.py.
+_KEEP_RESULT = ("exp", "sigmoid", "tanh", "softmax", "log_softmax", "relu", "sqrt")
+_KEEP_SELF = ("log", "sin", "cos", "abs", "log1p")
+KEEPS_FUNCTIONS = {
+    **{f"torch.{n}": "result" for n in _KEEP_RESULT},
+    **{f"torch.nn.functional.{n}": "result" for n in ("relu", "sigmoid", "tanh", "softmax", "log_softmax")},
+    **{f"torch.{n}": "self" for n in _KEEP_SELF},
+    **{f"torch.{n}": "each_other" for n in ("mul", "matmul", "mm")},
+    "torch.nn.functional.linear": "each_other",
+}
+KEEPS_METHODS = {**{n: "result" for n in _KEEP_RESULT}, **{n: "self" for n in _KEEP_SELF},
+                 **{n: "each_other" for n in ("mul", "matmul", "mm")}}
+del _KEEP_RESULT, _KEEP_SELF  # spelled out in the tables above
+KEEPS_OPERATORS = {"Mult": "each_other", "MatMult": "each_other"}
+# a module's operands are its input and its weight
+KEEPS_MODULES = {"torch.nn.Linear": "each_other", "torch.nn.ReLU": "result", "torch.nn.Sigmoid": "result",
+                 "torch.nn.Tanh": "result", "torch.nn.Softmax": "result", "torch.nn.LogSoftmax": "result"}
+# Modules that, built with this flag (keyword, position) true, write their output into their input.
+IN_PLACE_MODULES = {"torch.nn.ReLU": ("inplace", 0), "torch.nn.ReLU6": ("inplace", 0),
+                    "torch.nn.LeakyReLU": ("inplace", 1), "torch.nn.ELU": ("inplace", 1),
+                    "torch.nn.SiLU": ("inplace", 0), "torch.nn.Dropout": ("inplace", 1)}

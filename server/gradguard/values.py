@@ -43,7 +43,7 @@ class Seg:
     """A graph segment: the backward node(s) built by one op site in one context."""
 
     __slots__ = ("site", "ctx", "old", "saves", "path", "stmt", "roots", "order", "current", "uid",
-                 "direct", "deps")
+                 "direct", "deps", "kept")
 
     def __init__(self, site, ctx, old, saves, path, stmt, roots, order, uid):
         self.site: ast.AST = site
@@ -58,6 +58,8 @@ class Seg:
         self.uid = uid  # creation rank: orders choices between segments so results are stable
         self.direct = False  # built straight from a requires_grad leaf, not only from other graph
         self.deps: frozenset = frozenset()  # the segments its inputs carried: the graph below it
+        # the storages (Tensor.storage) of the tensors it saved, as far as known for sure
+        self.kept: frozenset = frozenset()
 
     @property
     def what(self) -> str:
@@ -130,10 +132,10 @@ class After(Val):
 
 
 class Tensor(Val):
-    __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape", "why")
+    __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape", "why", "storage")
 
     def __init__(self, grad=NO, leaf=True, segs=frozenset(), roots=frozenset(), via=None,
-                 exact=True, weak=frozenset(), shape=None, why=frozenset()):
+                 exact=True, weak=frozenset(), shape=None, why=frozenset(), storage=None):
         self.grad = grad
         self.leaf = leaf
         self.segs: frozenset = segs
@@ -147,6 +149,15 @@ class Tensor(Val):
         # for a NEVER tensor: why it does not require grad, as (kind, ast node) pairs (grad
         # recording off, detached, rebuilt from numbers, gradients without create_graph)
         self.why: frozenset = why
+        # which memory it is (the Seg that computed it, the Root of a parameter, the site of a
+        # factory): an in-place write to it changes what ops that saved it will find
+        self.storage = storage
+
+    def but(self, **changes) -> "Tensor":
+        """A copy with some fields changed."""
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        fields.update(changes)
+        return Tensor(**fields)
 
     def __eq__(self, other):
         return (type(other) is Tensor and self.grad == other.grad and self.segs == other.segs
@@ -399,7 +410,8 @@ def join(a: Val, b: Val) -> Val:
         via.update(a.via)
         return Tensor(max(a.grad, b.grad), a.leaf and b.leaf, a.segs | b.segs, a.roots | b.roots,
                       via, a.exact and b.exact, a.weak | b.weak, shapes.join(a.shape, b.shape),
-                      a.why | b.why if a.grad == b.grad == NEVER else frozenset())
+                      a.why | b.why if a.grad == b.grad == NEVER else frozenset(),
+                      a.storage if a.storage == b.storage else None)
     if ta is Tensor:  # the other side is None or not a tensor: keep what we know of the tensor
         return a
     if tb is Tensor:

@@ -58,7 +58,9 @@ class Event:
     read), ``in_place`` (a tensor modified in place: a method, an augmented assignment, an
     indexed assignment), ``backward`` (a backward or autograd.grad call, over ``tensors``),
     ``implicit_gradient`` (the same call made without a gradient argument, so torch seeds it
-    with ones; ``detail`` names the argument's keyword).
+    with ones; ``detail`` names the argument's keyword), ``modified_saved`` (the same call
+    walks a node whose saved tensor was modified in place since: ``places`` holds
+    ("modified", the in-place write) and ("saved", the op that saved it)).
     ``tensors``: the abstract tensor values concerned (``values.Tensor``); ``grad_mode``: whether
     grad recording is on there (True, False, None for unknown); ``known_context``: False while
     a function nothing called is analysed with unknown arguments (its callers' grad mode is
@@ -72,6 +74,7 @@ class Event:
     detail: str = ""  # the method or function name, as written
     stmt: Optional[ast.stmt] = None  # the statement it is part of
     scope: Optional[ast.AST] = None  # the function (or module) the statement is in
+    places: tuple = ()  # (what, ast node) pairs of other places the event involves
 
     def statement_run(self, keep: Callable[[ast.stmt], bool]) -> tuple:
         """``stmt`` and the sibling statements right after it that ``keep`` accepts (a fix
@@ -96,6 +99,7 @@ class FixIntent:
     targets: tuple  # (key, ast node)
     preferred: bool = False
     safe: bool = False  # keeps what the program computes (``findings.Fix.safe``)
+    texts: tuple = ()  # (key, text) pairs the fix kind inserts (``findings.Fix.texts``)
 
 
 @dataclass(frozen=True)
@@ -154,6 +158,9 @@ RELATED: dict[str, dict[str, str]] = {
                 "zh-cn": "此处由 Python 数值构造了新张量（`{what}`）"},
     "no_create_graph": {"en": "gradients without a graph of their own are taken here (`{what}`)",
                         "zh-cn": "此处求得的梯度不带计算图（`{what}`）"},
+    "modified": {"en": "a saved tensor is modified in place here (`{what}`)",
+                 "zh-cn": "被保存的张量在此处被原地修改（`{what}`）"},
+    "saved": {"en": "`{what}` saved it for the backward here", "zh-cn": "`{what}` 在此处为反向传播保存了它"},
 }
 
 LOCALES = ("en", "zh-cn")

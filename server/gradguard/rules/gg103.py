@@ -1,0 +1,70 @@
+"""GG103: a backward walks a node whose saved tensor was modified in place after it was saved.
+
+torch raises ``RuntimeError: one of the variables needed for gradient computation has been
+modified by an inplace operation: [...] is at version N; expected version M instead``. Ops save
+what their backward needs (softmax, sigmoid, exp and relu their output, log their input, a
+product and a linear layer each operand for the other's gradient); writing into one of those
+tensors afterwards (``x += …``, ``clamp_``, ``x[mask] = 0``, ``nn.ReLU(inplace=True)``, an
+in-place op on its ``.detach()``, an optimizer step on saved weights) bumps its version."""
+from __future__ import annotations
+
+import ast
+
+from . import FixIntent, Report, Rule, short
+
+
+def on_modified_saved(ev) -> Report | None:
+    places = dict(p for p in ev.places if p[0] != "saved")
+    saved = [node for key, node in ev.places if key == "saved"]
+    modified, stmt, expr = places.get("modified"), places.get("modified_stmt"), places.get("modified_expr")
+    what = f"`{short(ev.target)}`" if ev.target is not None else "the outputs"
+    change = f" by `{short(stmt if isinstance(stmt, ast.Expr) else modified)}`" if modified is not None else ""
+    saver = f"`{short(saved[0])}`" if saved else "an op"
+    args = (("call", "`autograd.grad`" if ev.detail == "grads" else "`backward()`"), ("what", what),
+            ("saver", saver), ("change", change))
+    related = ()
+    if modified is not None:
+        related += (("modified", modified, (("what", short(modified)),)),)
+    related += tuple(("saved", node, (("what", short(node)),)) for node in saved[:1])
+    return Report("GG103", ev.node, args, True, _fixes(modified, stmt, expr, ev), related=related)
+
+
+def _fixes(modified, stmt, expr, ev) -> tuple:
+    if stmt is None:
+        return ()
+    if expr is None and isinstance(stmt, ast.Expr) and ev.stmt is not None:
+        # the parameters changed by an optimizer step between the backwards: step after the last
+        return (FixIntent("move_after", "Step the optimizer after this backward", (("stmt", stmt), ("after", ev.stmt)),
+                          preferred=True),)
+    if isinstance(expr, ast.Name):
+        name = expr.id
+        return (FixIntent("insert_before", f"Modify a copy: `{name} = {name}.clone()` first", (("before", stmt),),
+                          preferred=True, texts=(("statement", f"{name} = {name}.clone()"),)),)
+    return ()
+
+
+RULE = Rule(
+    code="GG103",
+    name="saved-tensor-modified-in-place",
+    severity="error",
+    summary={
+        "en": "a tensor saved for the backward is modified in place before the backward runs",
+        "zh-cn": "为反向传播保存的张量在 backward 之前被原地修改",
+    },
+    message={
+        "en": "{call} raises \"one of the variables needed for gradient computation has been modified by an "
+              "inplace operation\": {saver} saved a tensor for the backward of {what}, and it was changed in "
+              "place since{change}",
+        "zh-cn": "{call} 会报错“one of the variables needed for gradient computation has been modified by an "
+                 "inplace operation”：{saver} 为 {what} 的反向传播保存了一个张量，之后它被原地修改{change}",
+    },
+    fix_help={
+        "en": "use the out-of-place form (`x = x + eps`, `p = p.clamp(a, b)`, `probs.masked_fill(mask, 0)`, "
+              "`nn.ReLU()` without inplace), modify a `.clone()` instead, or step the optimizer only after "
+              "the last backward over the graph.",
+        "zh-cn": "改用非原地形式（`x = x + eps`、`p = p.clamp(a, b)`、`probs.masked_fill(mask, 0)`、不带 inplace 的 "
+                 "`nn.ReLU()`），或修改其 `.clone()`，或在对该计算图的最后一次 backward 之后再调用优化器的 step。",
+    },
+    events={"modified_saved": on_modified_saved},
+    raises=True,
+)

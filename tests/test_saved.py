@@ -1,0 +1,126 @@
+"""The KEEPS tables of torch_api (GG103), checked against torch: after the op, each of its tensors
+is written in place, and the backward must raise the in-place error exactly when the table says
+the op kept that tensor. Also the modules that write into their input (IN_PLACE_MODULES)."""
+from __future__ import annotations
+
+import inspect
+
+import pytest
+import torch
+import torch.nn as nn
+
+from gradguard import torch_api as api
+
+IN_PLACE_ERROR = "modified by an inplace operation"
+
+
+def resolve(name: str):
+    obj = torch
+    for part in name.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def _tensor(requires_grad: bool) -> torch.Tensor:
+    """Positive values (log, sqrt); a non-leaf when it requires grad, so it can be written."""
+    t = torch.rand(3, 3) + 0.5
+    return t.requires_grad_() * 1 if requires_grad else t
+
+
+def _raises(loss: torch.Tensor) -> bool:
+    try:
+        loss.sum().backward()
+    except RuntimeError as e:
+        assert IN_PLACE_ERROR in str(e), e
+        return True
+    return False
+
+
+def _written_then_raises(make, write_index) -> bool:
+    """Run ``make`` (returning the op's operands and output), write operand ``write_index`` (or
+    the output, for None) in place, then backward."""
+    operands, out = make()
+    target = out if write_index is None else operands[write_index]
+    with torch.no_grad():  # as an optimizer step writes: the version counts all the same
+        target.add_(0)
+    return _raises(out)
+
+
+def _expected(kind: str, write_index, grads) -> bool:
+    if kind == "result":
+        return write_index is None
+    if kind == "self":
+        return write_index == 0
+    if kind == "each_other":  # operand i is kept when the other one requires grad
+        return write_index is not None and grads[1 - write_index]
+    raise AssertionError(kind)
+
+
+def _check(call, kind):
+    grad_cases = [(True, True), (True, False), (False, True)] if kind == "each_other" else [(True,)]
+    for grads in grad_cases:
+        for write_index in [None, *range(len(grads))]:
+            def make():
+                operands = [_tensor(g) for g in grads]
+                return operands, call(*operands)
+            got = _written_then_raises(make, write_index)
+            assert got == _expected(kind, write_index, grads), (grads, write_index, got)
+
+
+@pytest.mark.parametrize("name", sorted(api.KEEPS_FUNCTIONS))
+def test_function_keeps(name):
+    fn = resolve(name)
+    if "softmax" in name:
+        _check(lambda x: fn(x, dim=1), api.KEEPS_FUNCTIONS[name])
+    else:
+        _check(fn, api.KEEPS_FUNCTIONS[name])
+
+
+@pytest.mark.parametrize("name", sorted(api.KEEPS_METHODS))
+def test_method_keeps(name):
+    kind = api.KEEPS_METHODS[name]
+    args = (1,) if "softmax" in name else ()
+    _check(lambda x, *rest: getattr(x, name)(*rest, *args), kind)
+
+
+OPERATORS = {"Mult": lambda a, b: a * b, "MatMult": lambda a, b: a @ b}
+
+
+@pytest.mark.parametrize("name", sorted(api.KEEPS_OPERATORS))
+def test_operator_keeps(name):
+    _check(OPERATORS[name], api.KEEPS_OPERATORS[name])
+
+
+@pytest.mark.parametrize("name", sorted(api.KEEPS_MODULES))
+def test_module_keeps(name):
+    cls, kind = resolve(name), api.KEEPS_MODULES[name]
+    if kind == "each_other":  # the operands are the input and the weight
+        for input_grad in (True, False):
+            for write in ("input", "weight"):
+                module = cls(3, 3)
+                x = _tensor(input_grad)
+                out = module(x)
+                with torch.no_grad():
+                    (x if write == "input" else module.weight).add_(0)
+                expected = True if write == "input" else input_grad
+                assert _raises(out) == expected, (input_grad, write)
+        return
+    module = cls(dim=1) if "Softmax" in name else cls()
+    _check(module, kind)
+
+
+@pytest.mark.parametrize("name", sorted(api.IN_PLACE_MODULES))
+def test_in_place_module(name):
+    cls = resolve(name)
+    keyword, pos = api.IN_PLACE_MODULES[name]
+    params = list(inspect.signature(cls).parameters.values())
+    assert params[pos].name == keyword
+    positional = [p.default for p in params[:pos]] + [True]
+    for module in (cls(**{keyword: True}), cls(*positional)):
+        x = _tensor(True)
+        version = x._version
+        out = module(x)
+        assert out.data_ptr() == x.data_ptr() and x._version > version
+    x = _tensor(True)
+    out = cls()(x)
+    assert out.data_ptr() != x.data_ptr()
