@@ -121,6 +121,7 @@ class Engine:
         self.doubt_never = False
         self.grad_off: list = []  # the with-items / decorators that turned grad recording off
         self.savers: dict = {}  # Tensor.storage -> the segments that saved a tensor held there
+        self.walked_segs: set = set()  # every segment some backward walked
         self.executed = 0
         self.collect_facts = True  # hover facts cost time; the CLI does not need them
         self.limit = FILE_BUDGET  # the innermost budget in force: a count of ``executed``
@@ -668,9 +669,13 @@ class Engine:
             self.killed = True  # arithmetic on None: a TypeError
             return UNKNOWN
         if type(left[0]) is Tensor or type(right[0]) is Tensor:
-            return self.shaped(self.op(node, [left, right], api.OPERATORS.get(op), st,
-                                       keeps=api.KEEPS_OPERATORS.get(op)),
-                               api.SHAPE_OPERATORS.get(op), [left, right], {}, st)
+            out = self.shaped(self.op(node, [left, right], api.OPERATORS.get(op), st,
+                                      keeps=api.KEEPS_OPERATORS.get(op)),
+                              api.SHAPE_OPERATORS.get(op), [left, right], {}, st)
+            if op in api.ACCUMULATING_OPERATORS and out.grad == YES and any(
+                    s.old is not None and s.site is node for s in out.segs):
+                self.emit("running_total", node, st, (out,))  # this sum holds last iteration's sum
+            return out
         if type(left[0]) is Tup and type(right[0]) is Tup and op == "Add":
             return Tup(left[0].items + right[0].items)
         if type(left[0]) is Box and type(right[0]) is Box and op == "Add":  # list + list
@@ -1708,6 +1713,11 @@ class Engine:
                       detail=spec.get("returns") or "backward", places=places)
             if self.killed:
                 return NONE
+        if segs - self.walked_segs:
+            self.walked_segs |= segs
+            for key, (report, _) in list(self.reports.items()):
+                if report.unless_walked & segs:
+                    del self.reports[key]
         if self.reporting and self.collect_facts:
             fact = self.backward_facts.get(id(node))
             merged = segs | fact[2] if fact else segs
@@ -1808,7 +1818,7 @@ class Engine:
         ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt, scope, places)
         for rule in rules:
             report = rule.events[event](ev)
-            if report is None:
+            if report is None or report.unless_walked & self.walked_segs:
                 continue
             self.reports[(id(node), report.code)] = (report, self.frame.module)
             if rule.raises and report.exact:

@@ -562,3 +562,7 @@ KEEPS_MODULES = {"torch.nn.Linear": "each_other", "torch.nn.ReLU": "result", "to
 IN_PLACE_MODULES = {"torch.nn.ReLU": ("inplace", 0), "torch.nn.ReLU6": ("inplace", 0),
                     "torch.nn.LeakyReLU": ("inplace", 1), "torch.nn.ELU": ("inplace", 1),
                     "torch.nn.SiLU": ("inplace", 0), "torch.nn.Dropout": ("inplace", 1)}
+
+# Python operators that make running totals (``total += loss``, ``avg = 0.9 * avg + 0.1 * loss``):
+# AddBackward / SubBackward keep both operands' graphs alive in the result.
+ACCUMULATING_OPERATORS = frozenset({"Add", "Sub"})

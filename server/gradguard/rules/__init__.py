@@ -60,7 +60,8 @@ class Event:
     ``implicit_gradient`` (the same call made without a gradient argument, so torch seeds it
     with ones; ``detail`` names the argument's keyword), ``modified_saved`` (the same call
     walks a node whose saved tensor was modified in place since: ``places`` holds
-    ("modified", the in-place write) and ("saved", the op that saved it)).
+    ("modified", the in-place write) and ("saved", the op that saved it)), ``running_total``
+    (an addition whose result links the graph of earlier loop iterations to this one's).
     ``tensors``: the abstract tensor values concerned (``values.Tensor``); ``grad_mode``: whether
     grad recording is on there (True, False, None for unknown); ``known_context``: False while
     a function nothing called is analysed with unknown arguments (its callers' grad mode is
@@ -113,6 +114,8 @@ class Report:
     fixes: tuple = ()  # FixIntent
     origins: frozenset = frozenset()  # the requires_grad origins (values.Root) to point at
     related: tuple = ()  # other places to point at: (RELATED key, ast node, args)
+    # withdrawn if a backward walks any of these segments, anywhere in the analysis
+    unless_walked: frozenset = frozenset()
 
 
 MAX_TEXT = 48
