@@ -2,13 +2,15 @@
 bound what is: small projects in a temporary folder, the printed decision checked."""
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
 
 from gradguard import engine as engine_module
 from gradguard.analysis import analyze_path, analyze_source
-from gradguard.reach import Outline, Reach, calls_backward
+from gradguard import reach
+from gradguard.reach import Outline, Reach, calls_backward, identifiers
 from gradguard.resolve import Project
 
 
@@ -46,6 +48,41 @@ def test_outline_reads_imports_and_definitions_from_text():
     assert out.stars == [("pkg.sub", 0)]
     assert out.modules == {"os": ("os", False), "np": ("numpy", True)}
     assert {"build", "Net", "REGISTRY"} <= out.defined
+
+
+# Texts the fast scan must read exactly as the plain regexes do: imports and definitions in
+# strings, indented, continued, parenthesised, a ``from`` inside another's parentheses, words
+# that are not identifiers, CRLF, no final newline, empty.
+_TRICKY = [
+    "", "x", "\n", "@dec\nclass C: pass", "def f(): return 1e5 + x1 + é_x + _y + 3d_conv",
+    "from a import 3d, élan as b, c\nimport 1x, .y, z.w as q\n3abc = 1\nα = 2\n",
+    "  from x import (a,\n  from y import b)\nfrom z import c\n",
+    "import a\\\n, b\nfrom . import *\n\tfrom .m import (k as j,  # a comment\n l)\n",
+    'doc = """\nfrom fake import thing\nimport other\n"""\nx: int = 1\ny == 2\n',
+    "import os\r\nfrom pkg import a\r\ndef g():\r\n    import sub.mod as m\r\n    return m.f.g\r\n",
+    "text = 'import x; from y import z'\nfrom_a = 1\nimported = 2\nif 1: import q\n",
+]
+
+
+@pytest.mark.parametrize("text", _TRICKY)
+def test_the_fast_scan_reads_what_the_line_patterns_match(text):
+    def spans(text):
+        starts = [m.start() for m in re.finditer(r"^[A-Za-z_@]", text, re.M)] + [len(text)]
+        out = {}
+        for m in reach._DEFINED.finditer(text):
+            i = max(i for i, s in enumerate(starts) if s <= m.start())
+            out.setdefault(m.group(1) or m.group(2), []).append((starts[i], starts[i + 1]))
+        return out
+
+    out = Outline("m.py", text)
+    assert out._spans == spans(text)
+    assert [m.span() for m in reach._line_matches(reach._FROM, reach._FROM_WORD, text)] == \
+        [m.span() for m in reach._FROM.finditer(text)]
+    assert [m.span() for m in reach._line_matches(reach._IMPORT, reach._IMPORT_WORD, text)] == \
+        [m.span() for m in reach._IMPORT.finditer(text)]
+    assert identifiers(text) == set(reach._IDENT.findall(text))
+    words = identifiers(text)
+    assert out.whole() == out.mentions(text, words)  # names taken from the imports: the same
 
 
 def _project(tmp_path, files: dict) -> str:

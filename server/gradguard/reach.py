@@ -9,7 +9,6 @@ not pulled in by the package alone. The scan reads import statements, never the 
 """
 from __future__ import annotations
 
-import bisect
 import os
 import re
 from collections import OrderedDict
@@ -50,8 +49,44 @@ _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+"
                    r"(\([^)]*\)|[^\n#;]*(?:\\\n[^\n#;]*)*)", re.M)
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]*(?:\\\n[^\n#;]*)*)", re.M)
 _ALIAS = re.compile(r"([\w.]+|\*)(?:\s+as\s+(\w+))?")
-_TOP_STMT = re.compile(r"^[A-Za-z_@]", re.M)  # a top-level statement starts at column 0
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+# The patterns above start with ``^``, which the regex engine tries at every character (a
+# tenth of a second per megabyte). They are tried only where a literal found quickly puts them:
+# after a newline starting a top-level statement (column 0), or at the start of a line whose
+# first word is ``from`` / ``import``.
+_TOP_STMT = re.compile(r"\n[A-Za-z_@]")
+_TOP_FIRST = re.compile(r"[A-Za-z_@]")
+_FROM_WORD = re.compile(r"from[ \t]")
+_IMPORT_WORD = re.compile(r"import[ \t]")
+# ASCII characters no identifier holds, to split a text into words in C (``_IDENT.findall``
+# builds a match object per word, three times slower)
+_NOT_WORD = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
+
+
+def _line_matches(pattern: re.Pattern, word: re.Pattern, text: str) -> list:
+    """``pattern.finditer(text)`` for a pattern matching lines whose first word ``word`` finds:
+    tried only at those lines, skipping those a previous match spans (as ``finditer`` does)."""
+    found, done = [], 0
+    for w in word.finditer(text):
+        line = text.rfind("\n", 0, w.start()) + 1
+        if line >= done and not text[line:w.start()].strip(" \t"):
+            m = pattern.match(text, line)
+            if m is not None:
+                found.append(m)
+                done = m.end()
+    return found
+
+
+def identifiers(text: str) -> set:
+    """``set(_IDENT.findall(text))``: the identifier-like words of a text."""
+    words = set(text.translate(_NOT_WORD).split())
+    # an ASCII word starting with a letter is whole; others (numbers, ``3d``, non-ASCII
+    # letters or symbols inside) are split as the regex would
+    odd = [w for w in words if not (w.isascii() and (w[0].isalpha() or w[0] == "_"))]
+    for w in odd:
+        words.discard(w)
+        words.update(_IDENT.findall(w))
+    return words
 
 
 class Outline:
@@ -65,24 +100,29 @@ class Outline:
         self.text = text
         self.frees = calls_backward(text)
         # a top-level def, class or assignment: the text from its line to the next statement's
-        starts = [m.start() for m in _TOP_STMT.finditer(text)] + [len(text)]
+        starts = [m.start() + 1 for m in _TOP_STMT.finditer(text)]
+        if _TOP_FIRST.match(text):
+            starts.insert(0, 0)
+        starts.append(len(text))
         self._spans: dict[str, list] = {}
-        for m in _DEFINED.finditer(text):
-            i = bisect.bisect_right(starts, m.start()) - 1
-            self._spans.setdefault(m.group(1) or m.group(2), []).append((starts[i], starts[i + 1]))
+        for i in range(len(starts) - 1):
+            m = _DEFINED.match(text, starts[i])
+            if m is not None:
+                self._spans.setdefault(m.group(1) or m.group(2), []).append((starts[i], starts[i + 1]))
         self.defined: set[str] = set(self._spans)
         self._uses: dict = {}
         self.imports: dict[str, tuple[str, int, Optional[str]]] = {}  # local name -> (module, level, name)
         self.modules: dict[str, tuple[str, bool]] = {}  # ``import a.b [as c]``: bound name -> (dotted, aliased)
         self.stars: list[tuple[str, int]] = []
-        for dots, base, names in _FROM.findall(text):
+        for m in _line_matches(_FROM, _FROM_WORD, text):
+            dots, base, names = m.groups()
             for name, asname in _ALIAS.findall(names):
                 if name == "*":
                     self.stars.append((base, len(dots)))
                 elif "." not in name:
                     self.imports[asname or name] = (base, len(dots), name)
-        for names in _IMPORT.findall(text):
-            for name, asname in _ALIAS.findall(names):
+        for m in _line_matches(_IMPORT, _IMPORT_WORD, text):
+            for name, asname in _ALIAS.findall(m.group(1)):
                 # torch is never the project's (and ``torch.``/``nn.``/``F.`` chains are legion)
                 if name != "*" and name != "torch" and not name.startswith("torch."):
                     self.modules[asname or name.split(".")[0]] = (name if asname else name.split(".")[0],
@@ -95,18 +135,21 @@ class Outline:
             return None
         if name not in self._uses:
             chunk = "\n".join(self.text[start:end] for start, end in self._spans[name])
-            self._uses[name] = self.mentions(chunk, name)
+            self._uses[name] = self.mentions(chunk, identifiers(chunk), name)
         return self._uses[name]
 
     def whole(self) -> tuple[bool, set, set]:
         if "*" not in self._uses:
-            self._uses["*"] = self.mentions(self.text)
+            # every name the module imports or defines is a word of its text (the statement
+            # binding it), unless the scan took a non-identifier for one (``import 3d``)
+            names = {n for n in self.imports.keys() | self.modules.keys() if _IDENT.fullmatch(n)}
+            self._uses["*"] = self.mentions(self.text, names | self._spans.keys())
         return self._uses["*"]
 
-    def mentions(self, chunk: str, own: Optional[str] = None) -> tuple[bool, set, set]:
-        """Whether a piece of this module calls a backward, the imported or defined names it
-        mentions, and the attribute chains it reads off whole imported modules (``tg.nn.GCN``)."""
-        idents = set(_IDENT.findall(chunk))
+    def mentions(self, chunk: str, idents: set, own: Optional[str] = None) -> tuple[bool, set, set]:
+        """Whether a piece of this module (whose words are ``idents``) calls a backward, the
+        imported or defined names it mentions, and the attribute chains it reads off whole
+        imported modules (``tg.nn.GCN``)."""
         names = idents & (self.imports.keys() | self._spans.keys())
         names.discard(own)
         chains = set()
