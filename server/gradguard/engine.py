@@ -122,6 +122,9 @@ class Engine:
         self.grad_off: list = []  # the with-items / decorators that turned grad recording off
         self.savers: dict = {}  # Tensor.storage -> the segments that saved a tensor held there
         self.walked_segs: set = set()  # every segment some backward walked
+        self.clock = 0  # counts op runs (Seg.born)
+        self.pending: dict = {}  # report key -> {seg: born} a later walk withdraws it by
+        self.withdrawn: set = set()  # report keys withdrawn: not made again
         self.executed = 0
         self.collect_facts = True  # hover facts cost time; the CLI does not need them
         self.limit = FILE_BUDGET  # the innermost budget in force: a count of ``executed``
@@ -166,6 +169,8 @@ class Engine:
             inner = self.created.pop()
             self.created[-1] |= inner
         self.reuses, self.reports = reports
+        for key in self.withdrawn & self.reports.keys():
+            del self.reports[key]
         self.killed = False
         self.truncated.append((node, module.path))
 
@@ -366,6 +371,8 @@ class Engine:
 
     def restore(self, snapshot) -> None:
         self.reuses, self.reports, self.tensor_facts, self.backward_facts = snapshot
+        for key in self.withdrawn & self.reports.keys():
+            del self.reports[key]
 
     def age(self, st: Optional[State], loop) -> Optional[State]:
         """At the back edge of ``loop``: what this iteration built becomes the loop's old graph
@@ -1635,6 +1642,8 @@ class Engine:
             self.segs[key] = seg
         elif roots - seg.roots:
             seg.roots = seg.roots | roots
+        self.clock += 1
+        seg.born = self.clock
         self.created[-1].add(seg)
         return seg
 
@@ -1699,6 +1708,7 @@ class Engine:
         if walked is not None:  # gradients asked for some inputs only: the rest is not run
             segs = walked
             ts = [t.but(segs=t.segs & walked, weak=t.weak & walked) for t in ts]
+        self.walk(segs)  # (a walk that raises is a walk too: what a retain kept was needed)
         hits = [s for s in segs if s in st.freed]
         freed = [s for s in hits if st.freed[s].inplace is None]
         if freed:
@@ -1713,11 +1723,9 @@ class Engine:
                       detail=spec.get("returns") or "backward", places=places)
             if self.killed:
                 return NONE
-        if segs - self.walked_segs:
-            self.walked_segs |= segs
-            for key, (report, _) in list(self.reports.items()):
-                if report.unless_walked & segs:
-                    del self.reports[key]
+        if retain is True and not self.killed:  # (a call that raises keeps nothing)
+            self.emit("retained", node, st, tuple(ts), target=_outputs_node(node, spec),
+                      detail=spec.get("returns") or "backward")
         if self.reporting and self.collect_facts:
             fact = self.backward_facts.get(id(node))
             merged = segs | fact[2] if fact else segs
@@ -1807,6 +1815,20 @@ class Engine:
                 self.reuses[key] = Reuse(node, code, exact, stale, {h: st.freed[h] for h in hits},
                                          value, self.frame.module, carriers)
 
+    def walk(self, segs) -> None:
+        """A backward walks ``segs``: withdraw the reports that held only while it did not."""
+        if segs - self.walked_segs:
+            self.walked_segs |= segs
+            for key, (report, _) in list(self.reports.items()):
+                if report.unless_walked & segs:
+                    del self.reports[key]
+                    self.withdrawn.add(key)
+        for key, borns in list(self.pending.items()):
+            if any(borns.get(s) == s.born or (s.old is not None and s.current in borns) for s in segs):
+                del self.pending[key]
+                self.reports.pop(key, None)
+                self.withdrawn.add(key)
+
     # ----------------------------------------------------------------- rule events
     def emit(self, event: str, node, st: State, tensors=(), target=None, detail: str = "", places=()) -> None:
         """Tell the rules that handle ``event`` what happened at ``node`` (in the analysed file:
@@ -1818,9 +1840,12 @@ class Engine:
         ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt, scope, places)
         for rule in rules:
             report = rule.events[event](ev)
-            if report is None or report.unless_walked & self.walked_segs:
+            key = (id(node), report.code) if report is not None else None
+            if report is None or key in self.withdrawn or report.unless_walked & self.walked_segs:
                 continue
-            self.reports[(id(node), report.code)] = (report, self.frame.module)
+            self.reports[key] = (report, self.frame.module)
+            if report.unless_walked_later:
+                self.pending[key] = {s: s.born for s in report.unless_walked_later}
             if rule.raises and report.exact:
                 self.killed = True
                 return

@@ -51,6 +51,7 @@ class Fix:
       - ``ones_gradient`` / ``ones_grad_tensors`` / ``ones_grad_outputs``: ``call`` gets that
         keyword, ``torch.ones_like(<expr>)``
       - ``move_after``: ``stmt`` – a statement moved to right after ``after``
+      - ``drop_retain_graph``: ``call`` – the ``retain_graph=`` keyword taken out
     """
 
     kind: str

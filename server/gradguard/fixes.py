@@ -232,6 +232,21 @@ def _keyword_true(keyword: str):
     return make
 
 
+def _drop_retain_graph(srcs, fix: Fix) -> list[Edit]:
+    """``retain_graph=True`` taken out of the call (with the comma before it)."""
+    loc = fix.target("call")
+    src = _source_for(srcs, loc)
+    region, call = _exact(src, loc, (cst.Call,))
+    args = list(call.args)
+    for i, arg in enumerate(args):
+        if arg.keyword and arg.keyword.value == "retain_graph":
+            start = region.span(args[i - 1].value)[1] if i else region.span(arg)[0]
+            end = region.span(arg.value)[1] if i else (region.span(args[1])[0] if len(args) > 1
+                                                       else region.span(arg.value)[1])
+            return [_replace(src, (start, end), "")]
+    raise FixError("no retain_graph= keyword to take out")
+
+
 def _enable_grad(srcs, fix: Fix) -> list[Edit]:
     """The grad-mode context or decorator that turned recording off becomes ``enable_grad()``."""
     loc = fix.target("expr")
@@ -483,7 +498,8 @@ def _ones_like(keyword: str):
 
 
 _KINDS = {"retain_graph": _keyword_true("retain_graph"), "create_graph": _keyword_true("create_graph"),
-          "enable_grad": _enable_grad, "drop_detach": _drop_detach, "move_after": _move_after, "detach": _detach, "no_grad": _no_grad,
+          "enable_grad": _enable_grad, "drop_detach": _drop_detach, "move_after": _move_after,
+          "drop_retain_graph": _drop_retain_graph, "detach": _detach, "no_grad": _no_grad,
           "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),
           **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},
           "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after}

@@ -43,7 +43,7 @@ class Seg:
     """A graph segment: the backward node(s) built by one op site in one context."""
 
     __slots__ = ("site", "ctx", "old", "saves", "path", "stmt", "roots", "order", "current", "uid",
-                 "direct", "deps", "kept")
+                 "direct", "deps", "kept", "born")
 
     def __init__(self, site, ctx, old, saves, path, stmt, roots, order, uid):
         self.site: ast.AST = site
@@ -60,6 +60,7 @@ class Seg:
         self.deps: frozenset = frozenset()  # the segments its inputs carried: the graph below it
         # the storages (Tensor.storage) of the tensors it saved, as far as known for sure
         self.kept: frozenset = frozenset()
+        self.born = 0  # when its op last ran (Engine.clock): which run of the site a walk saw
 
     @property
     def what(self) -> str:

@@ -61,7 +61,8 @@ class Event:
     with ones; ``detail`` names the argument's keyword), ``modified_saved`` (the same call
     walks a node whose saved tensor was modified in place since: ``places`` holds
     ("modified", the in-place write) and ("saved", the op that saved it)), ``running_total``
-    (an addition whose result links the graph of earlier loop iterations to this one's).
+    (an addition whose result links the graph of earlier loop iterations to this one's),
+    ``retained`` (a backward or autograd.grad call that keeps the graph it walked, ``tensors``).
     ``tensors``: the abstract tensor values concerned (``values.Tensor``); ``grad_mode``: whether
     grad recording is on there (True, False, None for unknown); ``known_context``: False while
     a function nothing called is analysed with unknown arguments (its callers' grad mode is
@@ -116,6 +117,9 @@ class Report:
     related: tuple = ()  # other places to point at: (RELATED key, ast node, args)
     # withdrawn if a backward walks any of these segments, anywhere in the analysis
     unless_walked: frozenset = frozenset()
+    # withdrawn if a backward walks one of these segments later, as they are now (the same run
+    # of their op, or what a loop keeps of it in its next iterations)
+    unless_walked_later: frozenset = frozenset()
 
 
 MAX_TEXT = 48
