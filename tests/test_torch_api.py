@@ -1315,6 +1315,32 @@ def test_detaches_keep_the_values(name):
     assert torch.equal(out, x) and not out.requires_grad and out.grad_fn is None
 
 
+@pytest.mark.parametrize("name", sorted(api.ACCUMULATING_OPERATORS))
+def test_accumulating_operators_keep_both_graphs(name):
+    total, term = torch.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    PYTHON_OPERATOR[name](total * 2, term * 3).sum().backward()
+    assert total.grad is not None and term.grad is not None
+
+
+@pytest.mark.parametrize("name", sorted(api.GRAD_RESET_METHODS))
+def test_grad_reset_methods(name):
+    model = nn.Linear(2, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for owner in (model, opt):
+        model(torch.randn(3, 2)).sum().backward()
+        getattr(owner, name)()
+        assert all(p.grad is None or not p.grad.any() for p in model.parameters())
+
+
+@pytest.mark.parametrize("name", sorted(api.GRAD_TENSOR_RESETS))
+def test_grad_tensor_resets(name):
+    w = torch.ones(3, requires_grad=True)
+    (w * 2).sum().backward()
+    getattr(w.grad, name)()
+    (w * 2).sum().backward()
+    assert torch.equal(w.grad, torch.full((3,), 2.0))  # only the new gradient
+
+
 # Every table in torch_api.py is checked by a test above; a new table needs one too.
 VERIFIED_TABLES = {
     "TO_NUMPY_METHODS", "NUMPY_CONVERTERS", "GRAD_ATTRIBUTE", "RETAIN_GRAD",
@@ -1325,12 +1351,13 @@ VERIFIED_TABLES = {
     "OPTIMIZER_PREFIXES", "OPTIMIZER_STEP_METHODS", "COPIES", "RESULT_FIELDS",
     "OPTIMIZER_REPEATS_CLOSURE", "MODULE_HOLDERS", "PYTHON_VALUE_METHODS", "MODULE_PARAMETER_ATTRIBUTES",
     "DATA_CONVERTERS", "SAMPLE_METHODS", "TENSOR_CLASSES", "MODULE_NAMED_METHODS", "MODULE_FORWARD_HOOKS",
-    "DETACHES",
+    "DETACHES", "GRAD_RESET_METHODS", "GRAD_TENSOR_RESETS",
     # tests/test_shapes.py
     "SHAPE_FUNCTIONS", "SHAPE_METHODS", "SHAPE_ATTRIBUTES", "SHAPE_OPERATORS", "FACTORY_SHAPES",
     "LOSS_SHAPES", "MODULE_SHAPES",
     # tests/test_saved.py
     "KEEPS_FUNCTIONS", "KEEPS_METHODS", "KEEPS_OPERATORS", "KEEPS_MODULES", "IN_PLACE_MODULES",
+    "ACCUMULATING_OPERATORS",
 }
 
 

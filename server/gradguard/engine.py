@@ -243,6 +243,7 @@ class Engine:
         if type(cur) is Tensor and cur.leaf and cur.grad == YES:
             st.mark_stepped()  # in-place update of a parameter, e.g. manual SGD
             self.trained |= cur.roots
+            self.emit("step", node, st, roots=cur.roots)
         if type(cur) is Tensor and st.grad is False:
             return st  # an in-place update without grad recording: the tensor keeps its graph state
         result = self.binop(node, type(node.op).__name__, (cur, node.target), (value, node.value), st)
@@ -561,6 +562,8 @@ class Engine:
             obj = self.ev(target.value, st)
             if type(obj) is Obj:
                 st.heap[(obj.oid, target.attr)] = value
+            elif type(obj) is Tensor and target.attr == api.GRAD_ATTRIBUTE:
+                self.emit("grad_reset", target, st, roots=obj.roots)  # p.grad = None (or zeros)
             elif type(obj) is Tensor and target.attr == "requires_grad" and obj.leaf and _truth(value) is False:
                 self.freeze(obj.roots, st)
             elif type(obj) is Tensor and target.attr == "requires_grad" and isinstance(target.value, ast.Name):
@@ -1205,6 +1208,8 @@ class Engine:
                 return recv
             if name in ("forward", "__call__"):
                 return self.call(recv, args, kwargs, node, st)
+            if name in api.GRAD_RESET_METHODS:
+                self.emit("grad_reset", node, st, roots=self.module_roots(recv, st, 0))
             return UNKNOWN
         if t is Optim:
             if name in api.OPTIMIZER_STEP_METHODS:
@@ -1212,8 +1217,12 @@ class Engine:
                 if type(closure) is Func:
                     self.run_closure(recv, closure, node, st)
                 st.mark_stepped()
-                for root in self.roots_of(recv.params, st, 0):  # the parameters change in place
+                roots = self.roots_of(recv.params, st, 0)
+                for root in roots:  # the parameters change in place
                     self.modified(root, node, st)
+                self.emit("step", node, st, roots=roots)
+            elif name in api.GRAD_RESET_METHODS:
+                self.emit("grad_reset", node, st, roots=self.roots_of(recv.params, st, 0))
             return UNKNOWN
         if t is Box:
             return self.container_method(recv, name, args, node, st)
@@ -1502,10 +1511,17 @@ class Engine:
             elif t.leaf and t.grad == YES:
                 st.mark_stepped()
                 self.trained |= t.roots
+                self.emit("step", node, st, roots=t.roots)
+            if name in api.GRAD_TENSOR_RESETS:  # p.grad.zero_(), p.grad.data.zero_()
+                owner = _grad_owner(node.func.value)
+                if owner is not None:
+                    value = self.ev(owner, st)
+                    if type(value) is Tensor:
+                        self.emit("grad_reset", node, st, roots=value.roots)
             return t
         if name == api.RETAIN_GRAD:  # .grad of this non-leaf will be kept
             st.heap[("retained", t.segs)] = Const(True)
-        if name in ("register_hook", "retain_grad", "zero_"):
+        if name in ("register_hook", api.RETAIN_GRAD):
             return NONE
         return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()), None, st)
 
@@ -1830,14 +1846,16 @@ class Engine:
                 self.withdrawn.add(key)
 
     # ----------------------------------------------------------------- rule events
-    def emit(self, event: str, node, st: State, tensors=(), target=None, detail: str = "", places=()) -> None:
+    def emit(self, event: str, node, st: State, tensors=(), target=None, detail: str = "", places=(),
+             roots=frozenset()) -> None:
         """Tell the rules that handle ``event`` what happened at ``node`` (in the analysed file:
         findings are the analysed file's). A raising rule's exact finding ends the path."""
         rules = SUBSCRIBERS.get(event)
         if not rules or not self.reporting or self.frame.module is not self.main:
             return
         scope = self.frame.func.node if isinstance(self.frame.func, Func) else self.frame.module.tree
-        ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt, scope, places)
+        ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt, scope, places,
+                   frozenset(roots), st.heap)
         for rule in rules:
             report = rule.events[event](ev)
             key = (id(node), report.code) if report is not None else None
@@ -2128,6 +2146,15 @@ def _in_place_layer(layer: Layer) -> bool:
     args, kwargs = layer.config
     keyword, pos = spec
     return kwargs.get(keyword, args[pos] if len(args) > pos else False) is True
+
+
+def _grad_owner(expr):
+    """``p`` in ``p.grad`` / ``p.grad.data``: whose gradient an expression is, if it is one."""
+    while isinstance(expr, ast.Attribute) and expr.attr in api.SEVER_ATTRIBUTES:
+        if expr.attr == api.GRAD_ATTRIBUTE:
+            return expr.value
+        expr = expr.value
+    return None
 
 
 def _shape_arg(v: Val, node, st: State):

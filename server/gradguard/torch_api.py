@@ -566,3 +566,8 @@ IN_PLACE_MODULES = {"torch.nn.ReLU": ("inplace", 0), "torch.nn.ReLU6": ("inplace
 # Python operators that make running totals (``total += loss``, ``avg = 0.9 * avg + 0.1 * loss``):
 # AddBackward / SubBackward keep both operands' graphs alive in the result.
 ACCUMULATING_OPERATORS = frozenset({"Add", "Sub"})
+
+# Methods of optimizers and modules that clear their parameters' .grad (set to None by default).
+GRAD_RESET_METHODS = frozenset({"zero_grad"})
+# In-place methods that, called on a parameter's .grad (``p.grad.zero_()``), clear it.
+GRAD_TENSOR_RESETS = frozenset({"zero_"})

@@ -62,7 +62,9 @@ class Event:
     walks a node whose saved tensor was modified in place since: ``places`` holds
     ("modified", the in-place write) and ("saved", the op that saved it)), ``running_total``
     (an addition whose result links the graph of earlier loop iterations to this one's),
-    ``retained`` (a backward or autograd.grad call that keeps the graph it walked, ``tensors``).
+    ``retained`` (a backward or autograd.grad call that keeps the graph it walked, ``tensors``),
+    ``step`` (parameters, ``roots``, updated in place: an optimizer step or a hand-written
+    update), ``grad_reset`` (their ``.grad`` cleared: ``zero_grad()``, ``p.grad = None``).
     ``tensors``: the abstract tensor values concerned (``values.Tensor``); ``grad_mode``: whether
     grad recording is on there (True, False, None for unknown); ``known_context``: False while
     a function nothing called is analysed with unknown arguments (its callers' grad mode is
@@ -77,6 +79,10 @@ class Event:
     stmt: Optional[ast.stmt] = None  # the statement it is part of
     scope: Optional[ast.AST] = None  # the function (or module) the statement is in
     places: tuple = ()  # (what, ast node) pairs of other places the event involves
+    roots: frozenset = frozenset()  # the parameters (values.Root) a step or a reset concerns
+    # the abstract state's heap, where a rule may keep facts of its own under keys that start
+    # with its code; they are copied, joined and aged like every other value
+    facts: Optional[dict] = None
 
     def statement_run(self, keep: Callable[[ast.stmt], bool]) -> tuple:
         """``stmt`` and the sibling statements right after it that ``keep`` accepts (a fix
