@@ -1858,7 +1858,7 @@ class Engine:
                    frozenset(roots), st.heap)
         for rule in rules:
             report = rule.events[event](ev)
-            key = (id(node), report.code) if report is not None else None
+            key = (id(report.node), report.code) if report is not None else None  # one per place
             if report is None or key in self.withdrawn or report.unless_walked & self.walked_segs:
                 continue
             self.reports[key] = (report, self.frame.module)
