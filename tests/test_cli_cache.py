@@ -69,7 +69,8 @@ def test_content_and_dependencies_invalidate(project, analysed, capsys):
     check(project)
     assert sorted(analysed) == ["helper.py", "main.py", "ok.py"]
     out = capsys.readouterr().out
-    assert [n for n, _, _ in findings(out)] == ["bug.py"]  # main.py's bug went with the helper's grad
+    # main.py's second-time error went with the helper's grad: its first backward now has nothing to walk
+    assert [(n, code) for n, _, code in findings(out)] == [("bug.py", "GG101"), ("main.py", "GG104")]
 
 
 def test_version_and_settings_name_the_cache(project):

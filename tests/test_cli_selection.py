@@ -106,11 +106,11 @@ def test_grammar():
 
 
 def test_known_codes_come_from_the_registry(monkeypatch):
-    extra = dataclasses.replace(rules.RULES["GG101"], code="GG201")
-    monkeypatch.setitem(rules.RULES, "GG201", extra)
-    assert "GG201" in selection.known_codes()
-    assert parse_selectors("GG2", "x") == ("GG2",)
-    assert enabled_codes([Layer(select=("GG2",))]) == {"GG201"}
+    extra = dataclasses.replace(rules.RULES["GG101"], code="GG299")
+    monkeypatch.setitem(rules.RULES, "GG299", extra)
+    assert "GG299" in selection.known_codes()
+    assert parse_selectors("GG29", "x") == ("GG29",)
+    assert enabled_codes([Layer(select=("GG29",))]) == {"GG299"}
 
 
 def test_config_and_editor_use_the_same_grammar(tmp_path):
