@@ -1,0 +1,94 @@
+"""GG201: gradients that a step already applied are added to and applied again.
+
+``backward()`` adds to ``.grad``; it does not replace it. Without ``zero_grad()`` (or
+``p.grad = None``) between a step and the next backward, the next step applies the old gradients
+once more, plus the new ones: the update grows with every iteration. torch raises nothing.
+Accumulating several backwards before one step, on purpose, is not a finding: only a backward
+onto gradients a step has *applied* is.
+
+The rule keeps, for every parameter, what its ``.grad`` holds in the abstract state (a fact of
+its own, joined like every value: a path that resets and one that does not make it unknown)."""
+from __future__ import annotations
+
+import ast
+
+from ..values import UNKNOWN, Const
+from . import FixIntent, Report, Rule, short
+
+# what a parameter's .grad holds: cleared, gradients not yet applied, gradients a step applied,
+# or ("stale", backward, step): applied gradients a backward added to
+CLEAR, FRESH = "clear", "fresh"
+
+
+def _key(root):
+    return ("GG201", root)
+
+
+def on_backward(ev) -> None:
+    if ev.detail == "grads" or ev.facts is None:  # autograd.grad leaves .grad alone
+        return None
+    for root in frozenset().union(*(t.roots for t in ev.tensors)) if ev.tensors else ():
+        held = ev.facts.get(_key(root))
+        if held is None or held == Const(CLEAR) or held == Const(FRESH):
+            ev.facts[_key(root)] = Const(FRESH)
+        elif type(held) is Const and type(held.value) is tuple and held.value[0] == "applied":
+            ev.facts[_key(root)] = Const(("stale", ev.node, held.value[1], ev.stmt))
+    return None
+
+
+def on_step(ev) -> Report | None:
+    if ev.facts is None:
+        return None
+    stale = []
+    for root in ev.roots:
+        held = ev.facts.get(_key(root))
+        if held is None or held is UNKNOWN or type(held) is not Const or held == Const(CLEAR):
+            continue
+        if type(held.value) is tuple and held.value[0] == "stale":
+            stale.append((root, held.value))
+        ev.facts[_key(root)] = Const(("applied", ev.node))
+    if not stale:
+        return None
+    _, (_, backward, applied, stmt) = min(stale, key=lambda s: (s[1][1].lineno, s[1][1].col_offset))
+    step = f"`{short(applied)}`"
+    fixes = ()
+    if isinstance(ev.node, ast.Call) and isinstance(ev.node.func, ast.Attribute) and stmt is not None:
+        owner = short(ev.node.func.value)
+        fixes = (FixIntent("insert_before", f"Clear the gradients first: `{owner}.zero_grad()`", (("before", stmt),),
+                           preferred=True, texts=(("statement", f"{owner}.zero_grad()"),)),)
+    target = backward.func.value if isinstance(backward, ast.Call) and isinstance(backward.func, ast.Attribute) \
+        else backward
+    return Report("GG201", backward, (("call", f"`{short(target)}.backward()`" if target is not backward
+                                       else f"`{short(backward)}`"), ("step", step)),
+                  True, fixes, frozenset(root for root, _ in stale))
+
+
+def on_grad_reset(ev) -> None:
+    if ev.facts is not None:
+        for root in ev.roots:
+            ev.facts[_key(root)] = Const(CLEAR)
+    return None
+
+
+RULE = Rule(
+    code="GG201",
+    name="gradients-applied-twice",
+    severity="warning",
+    summary={
+        "en": "a backward adds to gradients a step already applied (no zero_grad in between)",
+        "zh-cn": "backward 累加到已被 step 使用过的梯度上（中间没有 zero_grad）",
+    },
+    message={
+        "en": "{call} adds to gradients that {step} already applied: nothing clears `.grad` in between, so "
+              "the next step applies the old gradients again; call `zero_grad()` before the backward",
+        "zh-cn": "{call} 累加到 {step} 已经使用过的梯度上：中间没有清空 `.grad`，下一次 step 会再次应用旧梯度；"
+                 "请在 backward 之前调用 `zero_grad()`",
+    },
+    fix_help={
+        "en": "call `optimizer.zero_grad()` (or set `p.grad = None`) once per step, before the backward; when "
+              "accumulating gradients over several backwards, clear them right after each step.",
+        "zh-cn": "每次 step 调用一次 `optimizer.zero_grad()`（或设 `p.grad = None`），放在 backward 之前；"
+                 "若要在多次 backward 之间累积梯度，请在每次 step 之后立即清空。",
+    },
+    events={"backward": on_backward, "step": on_step, "grad_reset": on_grad_reset},
+)
