@@ -18,7 +18,7 @@ from .engine import Cancelled, Engine  # noqa: F401 - Cancelled is part of this 
 from .facts import Facts
 from .reach import Reach, calls_backward, triggered
 from .findings import Finding, Location
-from .resolve import ModuleInfo, Project
+from .resolve import ModuleInfo, Project, exists
 from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics
 from .state import State
 from .suppress import suppressed
@@ -146,7 +146,7 @@ def project_root(path: str) -> str:
     directory = os.path.dirname(os.path.abspath(path))
     probe = directory
     while True:
-        if any(os.path.exists(os.path.join(probe, m)) for m in PROJECT_MARKERS):
+        if any(exists(os.path.join(probe, m)) for m in PROJECT_MARKERS):  # probes kept a few seconds
             return probe
         parent = os.path.dirname(probe)
         if parent == probe:

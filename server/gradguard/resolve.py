@@ -11,6 +11,7 @@ import ast
 import os
 import time
 from collections import OrderedDict
+from itertools import accumulate
 from typing import Optional
 
 from .sources import SourceError, parse, read_python
@@ -43,11 +44,7 @@ class ModuleInfo:
     def source_of(self, node) -> str:
         """The raw text of the lines a node spans (cheap: no re-parse, no walk)."""
         if self._line_starts is None:
-            starts, pos = [0], 0
-            for line in self.text.split("\n"):
-                pos += len(line) + 1
-                starts.append(pos)
-            self._line_starts = starts
+            self._line_starts = [0, *accumulate(len(line) + 1 for line in self.text.split("\n"))]
         starts = self._line_starts
         end = min(node.end_lineno, len(starts) - 1)
         return self.text[starts[node.lineno - 1]:starts[end]]
@@ -121,10 +118,10 @@ class Project:
         importer_dir = os.path.dirname(importer.path)
         # a script's folder is on sys.path; a package's is not (``from dataclasses import field``
         # inside ``pkg/utils/dataclasses.py`` is the standard library)
-        script_dir = [] if _exists(os.path.join(importer_dir, "__init__.py")) else [importer_dir]
+        script_dir = [] if exists(os.path.join(importer_dir, "__init__.py")) else [importer_dir]
         roots = script_dir + [r for r in self.search_roots if r != importer_dir]
-        candidates = [r for r in roots if parts and (_exists(os.path.join(r, parts[0]))
-                                                     or _exists(os.path.join(r, parts[0] + ".py")))]
+        candidates = [r for r in roots if parts and (exists(os.path.join(r, parts[0]))
+                                                     or exists(os.path.join(r, parts[0] + ".py")))]
         if not candidates:
             return None  # not one of the project's modules: stdlib or third party
         for r in candidates:
@@ -158,9 +155,9 @@ class Project:
 
 def _module_file(base: str, parts: list) -> Optional[str]:
     target = os.path.join(base, *parts)
-    if parts and _exists(target + ".py"):
+    if parts and exists(target + ".py"):
         return target + ".py"
-    if _exists(os.path.join(target, "__init__.py")):
+    if exists(os.path.join(target, "__init__.py")):
         return os.path.join(target, "__init__.py")
     return None
 
@@ -220,7 +217,7 @@ _FOUND: dict = {}  # the same, for whole import resolutions
 PROBE_SECONDS = 5.0
 
 
-def _exists(path: str) -> bool:
+def exists(path: str) -> bool:
     now = time.monotonic()
     hit = _PROBES.get(path)
     if hit is None or now - hit[1] > PROBE_SECONDS:

@@ -131,7 +131,10 @@ def parse(text: str, path: str) -> ast.Module:
 
 
 def _check_line_lengths(text: str, path: str) -> None:
-    for number, line in enumerate(text.split("\n"), 1):
+    lines = text.split("\n")
+    if max(map(len, lines)) <= MAX_LINE_CHARS:
+        return
+    for number, line in enumerate(lines, 1):
         if len(line) > MAX_LINE_CHARS:
             raise SourceError(f"{path}:{number}: a line of {len(line):,} characters is over the "
                               f"{MAX_LINE_CHARS:,}-character limit for one line")
