@@ -213,3 +213,33 @@ def test_whole_module_imports_follow_the_attributes_read(tmp_path):
     })
     assert not _reaches(root, "model.py")
     assert _reaches(root, "train.py")
+
+
+# The triggers' regexes run only on texts holding one of the strings they require.
+_PATTERNS = [r"abc", r"a(?:b|c)d", r"\bnp\.\w+\s*\(", r"x?y", r"(?i)abc", r"a|b*", r"(?=foo)\w+",
+             r"(?!foo)bar", r"[ab]cd", r"[^ab]cd", r"(ab)+c", r"(ab)*c", r"a{2,}b", r"(?<=x)ab|cd",
+             r"\A(?=[\s\S]*(?:\+=|=\s*\w+\s*\+))(?=[\s\S]*(?:loss|crit)\w*\s*\()", r"(a)\1", r"(?i:ab)c"]
+
+
+@pytest.mark.parametrize("pattern", _PATTERNS)
+def test_a_text_a_pattern_matches_holds_a_string_it_requires(pattern):
+    import random
+
+    compiled = re.compile(pattern)
+    needs = reach.required(compiled)
+    rng = random.Random(pattern)
+    alphabet = list("abcdxy fo=+(_.\n") + ["np.", "loss(", "crit(", "+=", "AB", "foo", "bar"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        if compiled.search(text):
+            assert not needs or any(s in text for s in needs), (pattern, text, needs)
+
+
+def test_the_registered_triggers_are_gated_without_changing_an_answer():
+    from gradguard.rules import TRIGGERS
+
+    texts = [*_TRICKY, "a = x.numpy()", "np.mean(x)", "numpy.asarray(t)", "import numpy as np",
+             "w = torch.zeros(3, requires_grad=True)", "w.requires_grad_()", "total += loss(y)",
+             "acc = acc + criterion(out, y)", "nothing = 1"]
+    for text in texts:
+        assert reach.triggered(text) == any(t.search(text) for t in TRIGGERS), text

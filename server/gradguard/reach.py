@@ -18,6 +18,12 @@ from .resolve import file_stamp
 from .rules import TRIGGERS
 from .sources import SourceError, read_python
 
+try:  # the standard library's regex parser (a private module, hence the guard in ``required``)
+    from re import _constants as _C, _parser as _sre
+except ImportError:  # Python 3.10
+    import sre_constants as _C
+    import sre_parse as _sre
+
 # A call that frees graph. ``def backward(ctx, grad)`` of a custom autograd Function is no call.
 # Two patterns, each run only when its word occurs: one alternation over all would be tried at
 # every position of the text, fifty times slower.
@@ -37,7 +43,85 @@ def triggered(text: str) -> bool:
     """Whether the finding of a rule that needs no backward may sit in this text (it matches
     the rule's ``trigger``). Such findings are the analysed file's own, so only its own text
     counts, not what it imports."""
-    return any(t.search(text) for t in TRIGGERS)
+    return any((not needs or any(s in text for s in needs)) and t.search(text) for t, needs in _GATED)
+
+
+def required(pattern: re.Pattern) -> frozenset:
+    """Strings one of which every text the pattern matches in contains (empty: none known).
+    A substring test is a hundred times cheaper than a regex that must be tried at every
+    character (``\\bnp\\.``, ``\\A(?=[\\s\\S]*...)``), and most texts have none of them."""
+    if not isinstance(pattern.pattern, str) or pattern.flags & re.IGNORECASE:
+        return frozenset()
+    try:
+        return _needs(_sre.parse(pattern.pattern, pattern.flags)) or frozenset()
+    except Exception:  # a construct this reading does not know: no shortcut, never a wrong one
+        return frozenset()
+
+
+_MAX_STRINGS = 32
+
+
+def _needs(items) -> Optional[frozenset]:
+    """For a sequence of parsed regex items: the best of the string sets its parts require
+    (a run of items that match only fixed strings gives their concatenations)."""
+    found, run = [], {""}
+    for op, av in items:
+        exact = _exact(op, av)
+        if exact is not None and len(run) * len(exact) <= _MAX_STRINGS:
+            run = {a + b for a in run for b in exact}
+            continue
+        if run != {""}:
+            found.append(run)
+        run = {""} if exact is None else set(exact)
+        if exact is None:
+            inner = _needs_of(op, av)
+            if inner:
+                found.append(inner)
+    found.append(run)
+    found = [f for f in found if "" not in f]
+    return frozenset(max(found, key=lambda f: min(map(len, f)))) if found else None
+
+
+def _exact(op, av) -> Optional[frozenset]:
+    """The strings an item matches, if they are few and fixed."""
+    if op is _C.LITERAL:
+        return frozenset(chr(av))
+    if op is _C.IN and all(o is _C.LITERAL for o, _ in av) and len(av) <= _MAX_STRINGS:  # [ab]
+        return frozenset(chr(a) for _, a in av)
+    if op is _C.SUBPATTERN and not av[1] & re.IGNORECASE:
+        return _exact_seq(av[3])
+    if op is _C.BRANCH:
+        parts = [_exact_seq(b) for b in av[1]]
+        if all(p is not None for p in parts) and sum(map(len, parts)) <= _MAX_STRINGS:
+            return frozenset().union(*parts)
+    return None
+
+
+def _exact_seq(items) -> Optional[frozenset]:
+    out = {""}
+    for op, av in items:
+        exact = _exact(op, av)
+        if exact is None or len(out) * len(exact) > _MAX_STRINGS:
+            return None
+        out = {a + b for a in out for b in exact}
+    return frozenset(out)
+
+
+def _needs_of(op, av) -> Optional[frozenset]:
+    """What an item that matches more than fixed strings requires of the text."""
+    if op is _C.SUBPATTERN and not av[1] & re.IGNORECASE:
+        return _needs(av[3])
+    if op is _C.BRANCH:
+        parts = [_needs(b) for b in av[1]]
+        return frozenset().union(*parts) if all(parts) else None
+    if op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT) and av[0] >= 1:
+        return _needs(av[2])
+    if op is _C.ASSERT:  # a lookahead or lookbehind: what it looks at is in the text too
+        return _needs(av[1])
+    return None
+
+
+_GATED = tuple((t, required(t)) for t in TRIGGERS)
 
 
 # The scan reads the text, not a syntax tree: parsing costs as much as the whole budget of a
