@@ -68,3 +68,52 @@ def test_event_rules_on_snippets(program, expected):
 ])
 def test_grad_of_a_non_leaf(program, expected):
     assert _codes(program) == expected
+
+
+W = "import torch\nw = torch.ones(3, requires_grad=True)\n"
+
+
+@pytest.mark.parametrize("program, expected", [
+    # GG103: what the node kept, not what was touched
+    (W + "p = torch.sigmoid(w * 2)\np.clamp_(0, 1)\np.sum().backward()\n", [("GG103", 5)]),
+    (W + "h = w * 2\np = h.exp()\nh.add_(1)\np.sum().backward()\n", []),  # exp keeps its result
+    (W + "h = w * 2\np = h.log()\nh.add_(1)\np.sum().backward()\n", [("GG103", 6)]),  # log keeps its input
+    (W + "x = torch.ones(3)\ny = (w * x).sum()\nx.add_(1)\ny.backward()\n", [("GG103", 6)]),  # x kept for w
+    (W + "x = torch.ones(3)\ny = (w * 2 * x).sum()\nw.data.add_(1)\ny.backward()\n", []),  # .data: no version
+    # GG104: certainly no graph, and only then
+    (W + "with torch.no_grad():\n    loss = (w * 2).sum()\nloss.backward()\n", [("GG104", 5)]),
+    (W + "loss = (w.detach() * 2).sum()\nloss.backward()\n", [("GG104", 4)]),
+    (W + "loss = torch.tensor((w * 2).sum().item())\nloss.backward()\n", [("GG104", 4)]),
+    ("import torch\ndef f(x):\n    return (x * 2).sum()\n", []),
+    ("import torch\nimport lib\nloss = (lib.model(torch.ones(3)) * 2).sum()\nloss.backward()\n", []),
+    # a buffer filled with a graph in a helper: the buffer may now require grad
+    (W + "buf = torch.zeros(3)\ndef fill(b):\n    b[0] = w[0] * 2\nfill(buf)\nbuf.sum().backward()\n", []),
+    # GG105: the shape is followed as far as "one element or not"
+    (W + "(w * 2).backward()\n", [("GG105", 3)]),
+    (W + "(w * 2).sum().backward()\n", []),
+    (W + "(w * 2)[0].backward()\n", []),
+    (W + "(w * 2).backward(torch.ones(3))\n", []),
+    ("import torch\nimport lib\nw = torch.ones(3, requires_grad=True)\n(lib.f(w) * 2).backward()\n", []),
+])
+def test_error_family_on_snippets(program, expected):
+    assert _codes(program) == expected
+
+
+@pytest.mark.parametrize("program, expected", [
+    # GG201: adding to applied gradients, then applying them again
+    (W + "opt = torch.optim.SGD([w], lr=0.1)\nfor i in range(3):\n    (w * 2).sum().backward()\n    opt.step()\n",
+     [("GG201", 5)]),
+    (W + "opt = torch.optim.SGD([w], lr=0.1)\nfor i in range(3):\n    opt.zero_grad()\n"
+         "    (w * 2).sum().backward()\n    opt.step()\n", []),
+    (W + "opt = torch.optim.SGD([w], lr=0.1)\nfor i in range(3):\n    (w * 2).sum().backward()\n"
+         "    opt.step()\n    w.grad = None\n", []),
+    # GG202: a total nobody walks, but not one that is backwarded
+    (W + "total = 0\nfor i in range(3):\n    total += (w * i).sum()\n", [("GG202", 5)]),
+    (W + "total = 0\nfor i in range(3):\n    total += (w * i).sum().item()\n", []),
+    (W + "total = 0\nfor i in range(3):\n    total += (w * i).sum()\ntotal.backward()\n", []),
+    # GG203: a retained graph nothing walks later
+    (W + "for i in range(2):\n    (w * 2).sum().backward(retain_graph=True)\n", [("GG203", 4)]),
+    (W + "y = (w * 2).sum()\nfor i in range(2):\n    y.backward(retain_graph=True)\n", []),
+])
+def test_good_practice_rules_on_snippets(program, expected):
+    assert _codes(program) == expected

@@ -52,6 +52,8 @@ class Fix:
         keyword, ``torch.ones_like(<expr>)``
       - ``move_after``: ``stmt`` – a statement moved to right after ``after``
       - ``drop_retain_graph``: ``call`` – the ``retain_graph=`` keyword taken out
+      - ``leaf_after``: ``call`` – a factory whose ``requires_grad=True`` is taken out, ``expr`` – the
+        value computed from it, which gets ``.requires_grad_()``
     """
 
     kind: str

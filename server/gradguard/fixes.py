@@ -232,19 +232,26 @@ def _keyword_true(keyword: str):
     return make
 
 
-def _drop_retain_graph(srcs, fix: Fix) -> list[Edit]:
-    """``retain_graph=True`` taken out of the call (with the comma before it)."""
-    loc = fix.target("call")
-    src = _source_for(srcs, loc)
-    region, call = _exact(src, loc, (cst.Call,))
-    args = list(call.args)
-    for i, arg in enumerate(args):
-        if arg.keyword and arg.keyword.value == "retain_graph":
-            start = region.span(args[i - 1].value)[1] if i else region.span(arg)[0]
-            end = region.span(arg.value)[1] if i else (region.span(args[1])[0] if len(args) > 1
-                                                       else region.span(arg.value)[1])
-            return [_replace(src, (start, end), "")]
-    raise FixError("no retain_graph= keyword to take out")
+def _drop_keyword(keyword: str):
+    """``keyword=…`` taken out of the ``call`` target (with the comma before it)."""
+    def make(srcs, fix: Fix) -> list[Edit]:
+        loc = fix.target("call")
+        src = _source_for(srcs, loc)
+        region, call = _exact(src, loc, (cst.Call,))
+        args = list(call.args)
+        for i, arg in enumerate(args):
+            if arg.keyword and arg.keyword.value == keyword:
+                start = region.span(args[i - 1].value)[1] if i else region.span(arg)[0]
+                end = region.span(arg.value)[1] if i else (region.span(args[1])[0] if len(args) > 1
+                                                           else region.span(arg.value)[1])
+                return [_replace(src, (start, end), "")]
+        raise FixError(f"no {keyword}= keyword to take out")
+    return make
+
+
+def _leaf_after(srcs, fix: Fix) -> list[Edit]:
+    """``torch.randn(4, requires_grad=True) * 0.01`` -> ``(torch.randn(4) * 0.01).requires_grad_()``."""
+    return _drop_keyword("requires_grad")(srcs, fix) + _appended("requires_grad_")(srcs, fix)
 
 
 def _enable_grad(srcs, fix: Fix) -> list[Edit]:
@@ -499,7 +506,7 @@ def _ones_like(keyword: str):
 
 _KINDS = {"retain_graph": _keyword_true("retain_graph"), "create_graph": _keyword_true("create_graph"),
           "enable_grad": _enable_grad, "drop_detach": _drop_detach, "move_after": _move_after,
-          "drop_retain_graph": _drop_retain_graph, "detach": _detach, "no_grad": _no_grad,
+          "drop_retain_graph": _drop_keyword("retain_graph"), "leaf_after": _leaf_after, "detach": _detach, "no_grad": _no_grad,
           "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),
           **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},
           "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after}

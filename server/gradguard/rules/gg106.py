@@ -7,8 +7,10 @@ accessed. Its .grad attribute won't be populated during autograd.backward().`` a
 from __future__ import annotations
 
 
+import ast
+
 from ..values import YES
-from . import Report, Rule, short
+from . import FixIntent, Report, Rule, short
 
 
 def on_read_grad(ev) -> Report | None:
@@ -16,7 +18,46 @@ def on_read_grad(ev) -> Report | None:
     if t.leaf or t.grad != YES or not t.exact or not t.roots or ev.detail == "retained":
         return None
     what = short(ev.target) if ev.target is not None else "the tensor"
-    return Report("GG106", ev.node, (("what", f"`{what}`"),), True, (), t.roots)
+    return Report("GG106", ev.node, (("what", f"`{what}`"),), True, _fixes(ev, t), t.roots)
+
+
+def _fixes(ev, t) -> tuple:
+    """Make the tensor a leaf after the arithmetic when its ``requires_grad=True`` is in the
+    statement that computed it (``W = torch.randn(4, requires_grad=True) * 0.01``); otherwise keep
+    its gradient with ``retain_grad()`` right after that statement. Only when one statement
+    computed every value the read may see."""
+    if not isinstance(ev.target, ast.Name) or not t.segs:
+        return ()
+    stmts = {id(s.stmt): s.stmt for s in t.segs if s.stmt is not None}
+    top = max(t.segs, key=lambda s: s.order).stmt
+    if len(stmts) != 1:
+        return ()
+    if not (isinstance(top, ast.Assign) and len(top.targets) == 1 and isinstance(top.targets[0], ast.Name)
+            and top.targets[0].id == ev.target.id):
+        return ()
+    name = ev.target.id
+    for root in t.roots:
+        keyword = _requires_grad_keyword(root.node)
+        if keyword is not None and root.stmt is top:
+            return (FixIntent("leaf_after", f"Make `{name}` a leaf after computing it (`.requires_grad_()`)",
+                              (("expr", top.value), ("call", root.node)), preferred=True),)
+    if _assignments(ev.scope, name) > 1:
+        return ()  # it would keep the gradient of one of its values only
+    return (FixIntent("insert_after", f"Keep the gradient of `{name}`: `{name}.retain_grad()`", (("after", top),),
+                      preferred=True, texts=(("statement", f"{name}.retain_grad()"),)),)
+
+
+def _assignments(scope, name: str) -> int:
+    return sum(1 for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name
+               and isinstance(n.ctx, ast.Store)) if scope is not None else 2
+
+
+def _requires_grad_keyword(node):
+    if isinstance(node, ast.Call):
+        for k in node.keywords:
+            if k.arg == "requires_grad" and isinstance(k.value, ast.Constant) and k.value.value is True:
+                return k
+    return None
 
 
 
