@@ -970,10 +970,24 @@ def test_backward_call_signature(name):
         assert params[0] == "self"
         params = params[1:]  # positions count after the receiver
     else:
-        assert params[spec["tensors"]] in ("tensors", "outputs")
-    assert params[spec["retain_pos"]] == "retain_graph"
-    assert params[spec["create_pos"]] == "create_graph"
-    assert params[spec["inputs_pos"]] == "inputs"
+        assert params[spec["tensors"]] == spec["tensors_kw"]
+    assert params[spec["retain_pos"]] == api.RETAIN_GRAPH
+    assert params[spec["create_pos"]] == api.CREATE_GRAPH
+    assert params[spec["inputs_pos"]] == api.INPUTS
+    assert params[spec["gradient"][0]] == spec["gradient"][1]
+
+
+def test_named_keywords_and_attributes():
+    """The names the interpreter reads off calls and classes, as torch spells them."""
+    assert getattr(torch.zeros(1, **{api.REQUIRES_GRAD: True}), api.REQUIRES_GRAD) is True
+    assert importlib.import_module(api.TORCH) is torch
+    assert api.MODULE_FORWARD in vars(nn.Module) and api.MODULE_FORWARD in vars(nn.Linear)
+    for name, mode in api.GRAD_MODE.items():
+        if mode in ("arg0", "not_arg0"):
+            enabled = torch.is_grad_enabled()
+            with resolve(name)(**{api.GRAD_MODE_KEYWORD: True}):  # accepted by keyword
+                pass
+            torch.set_grad_enabled(enabled)
 
 
 def test_inputs_limit_what_a_backward_frees():
@@ -1302,7 +1316,7 @@ def test_table_shapes():
     assert not (api.FACTORIES & api.COPY_CONSTRUCTORS)
     for spec in api.BACKWARD_CALLS.values():
         assert {"tensors", "retain_pos", "create_pos", "inputs_pos", "gradient"} <= set(spec) <= {
-            "tensors", "retain_pos", "inputs_pos", "create_pos", "returns", "gradient"}
+            "tensors", "retain_pos", "inputs_pos", "create_pos", "returns", "gradient", "tensors_kw"}
         assert spec.get("returns", "grads") == "grads"
     assert all(isinstance(v, bool) for v in api.RESULT_FIELDS.values())
 
@@ -1352,6 +1366,7 @@ VERIFIED_TABLES = {
     "OPTIMIZER_REPEATS_CLOSURE", "MODULE_HOLDERS", "PYTHON_VALUE_METHODS", "MODULE_PARAMETER_ATTRIBUTES",
     "DATA_CONVERTERS", "SAMPLE_METHODS", "TENSOR_CLASSES", "MODULE_NAMED_METHODS", "MODULE_FORWARD_HOOKS",
     "DETACHES", "GRAD_RESET_METHODS", "GRAD_TENSOR_RESETS",
+    "RETAIN_GRAPH", "CREATE_GRAPH", "INPUTS", "REQUIRES_GRAD", "TORCH", "MODULE_FORWARD", "GRAD_MODE_KEYWORD",
     # tests/test_shapes.py
     "SHAPE_FUNCTIONS", "SHAPE_METHODS", "SHAPE_ATTRIBUTES", "SHAPE_OPERATORS", "FACTORY_SHAPES",
     "LOSS_SHAPES", "MODULE_SHAPES",

@@ -516,7 +516,7 @@ class Engine:
         for alias in node.names:
             if alias.name == "*":
                 continue
-            if node.level == 0 and (name == "torch" or name.startswith("torch.")):
+            if node.level == 0 and _is_torch(name):
                 value = LibRef(f"{name}.{alias.name}")
             else:
                 mod = self.project.load(name, node.level, self.frame.module, self) if name or node.level else None
@@ -536,7 +536,7 @@ class Engine:
         return st
 
     def import_module(self, dotted: str, level: int) -> Val:
-        if dotted == "torch" or dotted.startswith("torch."):
+        if _is_torch(dotted):
             return LibRef(dotted)
         mod = self.project.load(dotted, level, self.frame.module, self)
         return ModRef(mod) if mod is not None else LibRef(dotted)
@@ -564,16 +564,16 @@ class Engine:
                 st.heap[(obj.oid, target.attr)] = value
             elif type(obj) is Tensor and target.attr == api.GRAD_ATTRIBUTE:
                 self.emit("grad_reset", target, st, roots=obj.roots)  # p.grad = None (or zeros)
-            elif type(obj) is Tensor and target.attr == "requires_grad" and obj.leaf and _truth(value) is False:
+            elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and _truth(value) is False:
                 self.freeze(obj.roots, st)
-            elif type(obj) is Tensor and target.attr == "requires_grad" and isinstance(target.value, ast.Name):
+            elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and isinstance(target.value, ast.Name):
                 # ``t.requires_grad = True`` (or a flag): t may now require grad
                 flag = _truth(value)
                 if obj.grad == NEVER and target.value.id in self.frame.elements:
                     self.doubt_never = True  # the list it came from holds it too
                 root = Root(target, self.stmt, self.frame.module.path, "tensor")
                 st.bind(target.value.id, obj.but(grad=YES if flag else MAYBE, roots=obj.roots | {root}, why=frozenset()))
-            elif type(obj) is Tensor and target.attr == "requires_grad" and obj.grad == NEVER:
+            elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.grad == NEVER:
                 self.doubt_never = True  # ``self.w.requires_grad = True``: held where we do not rebind it
         elif t is ast.Subscript:
             base = self.ev(target.value, st)
@@ -1011,7 +1011,7 @@ class Engine:
         if t is Class:
             return self.instantiate(callee, args, kwargs, node, st)
         if t is Obj:
-            method = callee.cls.lookup("forward" if callee.cls.is_module else "__call__")
+            method = callee.cls.lookup(api.MODULE_FORWARD if callee.cls.is_module else "__call__")
             if method is None and callee.cls.is_module:
                 method = callee.cls.lookup("__call__")
             if type(method) is Func:
@@ -1206,7 +1206,7 @@ class Engine:
                 if name == api.REQUIRES_GRAD_SETTER and args and _truth(args[0][0]) is False:
                     self.freeze(self.module_roots(recv, st, 0), st)
                 return recv
-            if name in ("forward", "__call__"):
+            if name in (api.MODULE_FORWARD, "__call__"):
                 return self.call(recv, args, kwargs, node, st)
             if name in api.GRAD_RESET_METHODS:
                 self.emit("grad_reset", node, st, roots=self.module_roots(recv, st, 0))
@@ -1375,11 +1375,11 @@ class Engine:
             single = api.NUMPY_CONVERTERS[qual] and args and type(args[0][0]) is Tensor
             self.emit("to_numpy", node, st, self.converted(args[:1], st, api.NUMPY_CONVERTERS[qual]),
                       detail=qual, target=args[0][1] if single else None)
-        if not (qual == "torch" or qual.startswith("torch.")):
+        if not _is_torch(qual):
             return self.unknown_call(args, kwargs)
         if qual in api.GRAD_MODE:
             spec = api.GRAD_MODE[qual]
-            given = args[0][0] if args else kwargs.get("mode", (None, None))[0]
+            given = args[0][0] if args else kwargs.get(api.GRAD_MODE_KEYWORD, (None, None))[0]
             flag = _truth(given) if given is not None else None
             if spec == "not_arg0":  # inference_mode(mode=True)
                 enabled = False if given is None else (None if flag is None else not flag)
@@ -1392,10 +1392,10 @@ class Engine:
             why = frozenset()
             if qual in api.COPY_CONSTRUCTORS and args and _literal(args[0][1]) is None:
                 why = frozenset({("detach" if type(args[0][0]) is Tensor else "rebuilt", node)})
-            return self.shaped(self.leaf(node, _kw_truth(kwargs, "requires_grad", False), st, why),
+            return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, False), st, why),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
         if qual in api.PARAMETERS:
-            return self.shaped(self.leaf(node, _kw_truth(kwargs, "requires_grad", True), st),
+            return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, True), st),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
         if qual in api.DATA_CONVERTERS and not any(tensors_in(v) or type(v) is Box for v, _ in args[:1]):
             # data from lists, NumPy or a library: a leaf without grad (unless the data we do
@@ -1434,7 +1434,7 @@ class Engine:
             if args:
                 target = args[backward["tensors"]][0]
             else:  # autograd.grad(outputs=..., inputs=...), autograd.backward(tensors=...)
-                target = kwargs.get("outputs", kwargs.get("tensors", (UNKNOWN, None)))[0]
+                target = kwargs.get(backward["tensors_kw"], (UNKNOWN, None))[0]
             return self.backward(node, backward, target, args, kwargs, st)
         inputs = list(args) + list(kwargs.values())  # Categorical(logits=...) passes by keyword
         if any(type(v) is Tensor for v, _ in inputs):
@@ -1478,7 +1478,7 @@ class Engine:
                                [(t, node.func.value)] + list(args), kwargs, st)
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
             flag = name == api.REQUIRES_GRAD_SETTER and (_truth(args[0][0]) if args else
-                                                         _kw_truth(kwargs, "requires_grad", True))
+                                                         _kw_truth(kwargs, api.REQUIRES_GRAD, True))
             if flag is False and t.leaf:
                 self.freeze(t.roots, st)
             receiver = node.func.value
@@ -1701,8 +1701,8 @@ class Engine:
         return old
 
     def backward(self, node, spec, target: Val, args, kwargs, st) -> Val:
-        retain = _flag(args, kwargs, "retain_graph", spec["retain_pos"])
-        create = _flag(args, kwargs, "create_graph", spec["create_pos"])
+        retain = _flag(args, kwargs, api.RETAIN_GRAPH, spec["retain_pos"])
+        create = _flag(args, kwargs, api.CREATE_GRAPH, spec["create_pos"])
         if retain is None:  # retain_graph defaults to create_graph, which defaults to False
             retain = create if create is not None else False
         ts = list(tensors_in(target))
@@ -1767,7 +1767,8 @@ class Engine:
             grad = Tensor(NEVER, why=frozenset({("no_create_graph", node)}))
         else:
             grad = Tensor()
-        inputs = args[1][0] if len(args) > 1 else kwargs.get("inputs", (UNKNOWN, None))[0]
+        inputs = args[spec["inputs_pos"]][0] if len(args) > spec["inputs_pos"] else \
+            kwargs.get(api.INPUTS, (UNKNOWN, None))[0]
         if type(inputs) is Tup:
             return Tup(grad for _ in inputs.items)
         if type(inputs) is Tensor:
@@ -1779,8 +1780,8 @@ class Engine:
         from that input's own leaf, or from a value carrying all of the input's graph. None
         when every segment is walked (no inputs given); empty when the inputs are unknown."""
         pos = spec.get("inputs_pos")
-        if "inputs" in kwargs:
-            inputs = kwargs["inputs"][0]
+        if api.INPUTS in kwargs:
+            inputs = kwargs[api.INPUTS][0]
         elif pos is not None and len(args) > pos:
             inputs = args[pos][0]
         else:
@@ -2148,6 +2149,10 @@ def _in_place_layer(layer: Layer) -> bool:
     return kwargs.get(keyword, args[pos] if len(args) > pos else False) is True
 
 
+def _is_torch(qual: str) -> bool:
+    return qual == api.TORCH or qual.startswith(api.TORCH + ".")
+
+
 def _grad_owner(expr):
     """``p`` in ``p.grad`` / ``p.grad.data``: whose gradient an expression is, if it is one."""
     while isinstance(expr, ast.Attribute) and expr.attr in api.SEVER_ATTRIBUTES:
@@ -2232,7 +2237,7 @@ def _outputs_node(call, spec):
         return call.func.value if isinstance(call.func, ast.Attribute) else None
     if len(call.args) > spec["tensors"] and not isinstance(call.args[spec["tensors"]], ast.Starred):
         return call.args[spec["tensors"]]
-    return next((k.value for k in call.keywords if k.arg in ("outputs", "tensors")), None)
+    return next((k.value for k in call.keywords if k.arg == spec.get("tensors_kw")), None)
 
 
 def _index_loop(node: ast.For) -> bool:

@@ -229,6 +229,12 @@ SEVER_ATTRIBUTES = frozenset({"data", "shape", "dtype", "device", "grad", "requi
                               "itemsize"})
 # In-place method that detaches the tensor itself (refused on a view: "Can't detach views in-place").
 DETACH_IN_PLACE = frozenset({"detach_"})
+# The keyword of factories (and the attribute of tensors) that says whether a leaf requires grad.
+REQUIRES_GRAD = "requires_grad"
+# The root package of the library: its names are looked up in these tables, never imported.
+TORCH = "torch"
+# The method a call of a module instance runs.
+MODULE_FORWARD = "forward"
 # ``t.requires_grad_(flag)``: makes a leaf require grad (flag defaults to True).
 # (On a non-leaf, requires_grad_(False) raises; requires_grad_() is a no-op.)
 REQUIRES_GRAD_SETTER = "requires_grad_"
@@ -247,17 +253,20 @@ BACKWARD_CALLS = {
     "Tensor.backward": {"tensors": None, "retain_pos": 1, "create_pos": 2, "inputs_pos": 3,
                         "gradient": (0, "gradient")},
     "torch.autograd.backward": {"tensors": 0, "retain_pos": 2, "create_pos": 3, "inputs_pos": 5,
-                                "gradient": (1, "grad_tensors")},
+                                "gradient": (1, "grad_tensors"), "tensors_kw": "tensors"},
     "torch.autograd.grad": {"tensors": 0, "retain_pos": 3, "create_pos": 4, "inputs_pos": 1,
-                            "returns": "grads", "gradient": (2, "grad_outputs")},
+                            "returns": "grads", "gradient": (2, "grad_outputs"), "tensors_kw": "outputs"},
 }
+# The keywords of those calls (their positions are above).
+RETAIN_GRAPH, CREATE_GRAPH, INPUTS = "retain_graph", "create_graph", "inputs"
 
-# Context managers / decorators that switch graph recording.
+# Context managers / decorators that switch graph recording; GRAD_MODE_KEYWORD names their flag.
+GRAD_MODE_KEYWORD = "mode"
 # All work as ``with X():``, ``@X()``; no_grad/enable_grad/inference_mode also as a bare ``@X``.
 GRAD_MODE = {
     "torch.no_grad": False,
     # inference_mode(mode=True) turns recording off; inference_mode(False) turns it *on*
-    # ("not_arg0": the opposite of its argument, off without one).
+    # ("not_arg0": the opposite of its argument ``mode``, off without one).
     "torch.inference_mode": "not_arg0",
     "torch.enable_grad": True,
     # set_grad_enabled follows its first argument; unlike the others, a bare call
