@@ -11,6 +11,12 @@ an abstract :class:`State`, the way pyflakes' checker walks it carrying scopes.
 - What the torch API does comes only from ``torch_api``; anything unresolved becomes UNKNOWN or
   an inexact tensor, which never yields an error-severity finding.
 
+Three parts, one per concern: this module knows Python (statements, expressions, calls, user
+functions and classes); ``torch_model.TorchModel`` turns calls into torch into ops, leaves,
+layers and steps, reading ``torch_api``; ``autograd.Autograd`` keeps the autograd state
+(segments, what their nodes keep, freed and spoilt graphs) and tells the rules what happened.
+``Engine`` is the three together; the parts call each other through it.
+
 The engine never imports or executes the analysed code.
 """
 from __future__ import annotations
@@ -21,11 +27,12 @@ from typing import Optional
 
 from . import shapes
 from . import torch_api as api
-from .rules import SUBSCRIBERS, Event
-from .state import Ager, FreeInfo, State, join_states
+from .autograd import Autograd
+from .state import Ager, State, forget_items, join_states
+from .torch_model import TorchModel, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
-                     GradCtx, Iter, Layer, ModRef, Obj, Optim, Root, Seg, Super, Tensor,
-                     LibRef, Partial, Tup, Unknown, Val, join, tensors_in)
+                     GradCtx, Iter, Layer, ModRef, Obj, Optim, Root, Seg, Super, Tensor, LibRef, Partial, Tup, Unknown,
+                     Val, join, merge_via, strong, tensors_in, truth)
 
 MAX_LOOP_PASSES = 6
 MAX_CALL_DEPTH = 12
@@ -79,27 +86,9 @@ class LoopCtx:
         self.continues: list = []
 
 
-class Reuse:
-    """A backward that reaches freed graph: the raw material of a GG101/GG102 finding."""
+class Engine(TorchModel, Autograd):
+    """The interpreter: Python semantics here, torch and autograd from its two mixins."""
 
-    __slots__ = ("node", "code", "exact", "stale", "infos", "value", "module", "carriers")
-
-    def __init__(self, node, code, exact, stale, infos, value, module, carriers):
-        self.node, self.code, self.exact, self.stale = node, code, exact, stale
-        self.infos = infos  # each freed segment reached -> how it was freed
-        self.value, self.module = value, module
-        self.carriers = carriers  # variable name -> value, for the variables holding the stale graph
-
-    @property
-    def info(self):
-        return self.infos[self.stale]
-
-    @property
-    def hits(self):
-        return list(self.infos)
-
-
-class Engine:
     def __init__(self, project):
         self.project = project
         self.segs: dict = {}
@@ -253,10 +242,10 @@ class Engine:
         return st
 
     def s_If(self, node, st):
-        truth = _truth(self.ev(node.test, st))
-        if truth is True:
+        known = truth(self.ev(node.test, st))
+        if known is True:
             return self.block(node.body, st)
-        if truth is False:
+        if known is False:
             return self.block(node.orelse, st)
         return join_states([self.block(node.body, st.copy()), self.block(node.orelse, st)])
 
@@ -324,13 +313,13 @@ class Engine:
 
     def s_While(self, node, st):
         def step(s, first):
-            if _truth(self.ev(node.test, s)) is False:
+            if truth(self.ev(node.test, s)) is False:
                 return None
             return self.block(node.body, s)
 
         # ``while True`` never ends but by break; ``while not done`` ends once the body makes
         # ``done`` unknown, so the test is judged at the head of the later iterations
-        return self.loop(node, st, step, node.orelse, lambda head: _truth(self.ev(node.test, head.copy())) is True)
+        return self.loop(node, st, step, node.orelse, lambda head: truth(self.ev(node.test, head.copy())) is True)
 
     def loop(self, key, st, step, orelse, forever=None):
         """Iterations 1 and 2 are analysed exactly (each from the state the previous one left);
@@ -516,7 +505,7 @@ class Engine:
         for alias in node.names:
             if alias.name == "*":
                 continue
-            if node.level == 0 and _is_torch(name):
+            if node.level == 0 and is_torch(name):
                 value = LibRef(f"{name}.{alias.name}")
             else:
                 mod = self.project.load(name, node.level, self.frame.module, self) if name or node.level else None
@@ -536,7 +525,7 @@ class Engine:
         return st
 
     def import_module(self, dotted: str, level: int) -> Val:
-        if _is_torch(dotted):
+        if is_torch(dotted):
             return LibRef(dotted)
         mod = self.project.load(dotted, level, self.frame.module, self)
         return ModRef(mod) if mod is not None else LibRef(dotted)
@@ -564,11 +553,11 @@ class Engine:
                 st.heap[(obj.oid, target.attr)] = value
             elif type(obj) is Tensor and target.attr == api.GRAD_ATTRIBUTE:
                 self.emit("grad_reset", target, st, roots=obj.roots)  # p.grad = None (or zeros)
-            elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and _truth(value) is False:
+            elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and truth(value) is False:
                 self.freeze(obj.roots, st)
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and isinstance(target.value, ast.Name):
                 # ``t.requires_grad = True`` (or a flag): t may now require grad
-                flag = _truth(value)
+                flag = truth(value)
                 if obj.grad == NEVER and target.value.id in self.frame.elements:
                     self.doubt_never = True  # the list it came from holds it too
                 root = Root(target, self.stmt, self.frame.module.path, "tensor")
@@ -593,7 +582,7 @@ class Engine:
                 key = (base.oid, "*")
                 st.heap[key] = join(st.heap[key], value) if key in st.heap else value
                 index = self.ev(target.slice, st)
-                _forget_items(st, base)
+                forget_items(st, base)
                 if type(index) is Const:
                     st.heap[(base.oid, ("k", index.value))] = value
             elif type(base) is Tensor and type(value) is Tensor and isinstance(target.value, ast.Name):
@@ -742,10 +731,10 @@ class Engine:
         return out
 
     def e_IfExp(self, node, st):
-        truth = _truth(self.ev(node.test, st))
-        if truth is True:
+        known = truth(self.ev(node.test, st))
+        if known is True:
             return self.ev(node.body, st)
-        if truth is False:
+        if known is False:
             return self.ev(node.orelse, st)
         return join(self.ev(node.body, st), self.ev(node.orelse, st))
 
@@ -866,7 +855,7 @@ class Engine:
             if type(index) is Const and (base.oid, ("k", index.value)) in st.heap:
                 return st.heap[(base.oid, ("k", index.value))]
             if type(node.slice) is ast.Name and ("index", node.slice.id) in self.frame.elements:
-                return _strong(st.heap.get((base.oid, "*"), UNKNOWN))  # the loop reads them all
+                return strong(st.heap.get((base.oid, "*"), UNKNOWN))  # the loop reads them all
             return self._weak(st.heap.get((base.oid, "*"), UNKNOWN))
         if tb is Layer and base.children and type(index) is Const and isinstance(index.value, int) \
                 and -len(base.children) <= index.value < len(base.children):
@@ -1041,7 +1030,7 @@ class Engine:
         if not ts:
             return UNKNOWN
         return Tensor(MAYBE, False, frozenset().union(*(t.segs for t in ts)),
-                      frozenset().union(*(t.roots for t in ts)), _merge_via(ts), False,
+                      frozenset().union(*(t.roots for t in ts)), merge_via(ts), False,
                       frozenset().union(*(t.weak for t in ts)))
 
     def call_func(self, fn: Func, args: list, kwargs: dict, st: State, node, bound=False) -> Val:
@@ -1147,7 +1136,7 @@ class Engine:
         if name == "next" and vals:
             return self.iter_elem(vals[0], st, node)
         if name == "sum" and vals:
-            elem = _strong(self.iter_elem(vals[0], st, node))  # consumes every element
+            elem = strong(self.iter_elem(vals[0], st, node))  # consumes every element
             if type(elem) is Tensor:
                 return self.op(node, [(elem, args[0][1])], False, st)
             return UNKNOWN
@@ -1203,7 +1192,7 @@ class Engine:
                 st.heap[key] = Tup((hooks.items if hooks is not None else ()) + (args[0][0],))
                 return UNKNOWN  # the handle
             if name in api.MODULE_SELF_METHODS:
-                if name == api.REQUIRES_GRAD_SETTER and args and _truth(args[0][0]) is False:
+                if name == api.REQUIRES_GRAD_SETTER and args and truth(args[0][0]) is False:
                     self.freeze(self.module_roots(recv, st, 0), st)
                 return recv
             if name in (api.MODULE_FORWARD, "__call__"):
@@ -1228,29 +1217,12 @@ class Engine:
             return self.container_method(recv, name, args, node, st)
         return self.unknown_call(args, kwargs)
 
-    def run_closure(self, optim: Optim, closure: Func, node, st: State) -> None:
-        """``optimizer.step(closure)``: some optimizers evaluate the closure repeatedly."""
-        if optim.qual in api.OPTIMIZER_REPEATS_CLOSURE:
-            def evaluate(s, first):
-                self.invoke(closure, [], {}, s, node)
-                if self.killed:
-                    self.killed = False
-                    return None
-                return s
-
-            out = self.loop(node, st, evaluate, [])
-            if out is None:
-                self.killed = True
-            else:
-                st.adopt(out)
-        else:
-            self.invoke(closure, [], {}, st, node)
 
     def container_method(self, box: Box, name, args, node, st) -> Val:
         key = (box.oid, "*")
         vals = [a for a, _ in args]
         if name not in ("get", "values", "items", "keys", "copy", "index", "count"):
-            _forget_items(st, box)
+            forget_items(st, box)
         if name in ("append", "add", "insert", "setdefault") and vals:
             value = vals[-1] if name != "setdefault" else (vals[1] if len(vals) > 1 else NONE)
             st.heap[key] = join(st.heap[key], value) if key in st.heap else value
@@ -1273,50 +1245,6 @@ class Engine:
     def dict_values(self, v, st):
         return st.heap.get((v.oid, "*"), UNKNOWN) if type(v) is Box else UNKNOWN
 
-    def parameters(self, module: Val, st: State) -> Val:
-        roots = self.module_roots(module, st, 0)
-        return Tensor(YES, True, roots=frozenset(roots)) if roots else Tensor()
-
-    def roots_of(self, v: Val, st: State, depth: int) -> set:
-        """The parameters in an optimizer's ``params``: tensors, modules' parameters, lists,
-        parameter-group dicts."""
-        t = type(v)
-        if t is Tensor:
-            return set(v.roots)
-        if t in (Layer, Obj):
-            return self.module_roots(v, st, 0)
-        if depth > 3:
-            return set()
-        if t is Box:
-            out = self.roots_of(st.heap.get((v.oid, "*"), UNKNOWN), st, depth + 1)
-            for (oid, key), item in st.heap.items():
-                if oid == v.oid and isinstance(key, tuple):
-                    out |= self.roots_of(item, st, depth + 1)
-            return out
-        if t is Tup:
-            return set().union(*(self.roots_of(x, st, depth + 1) for x in v.items)) if v.items else set()
-        if t is Iter:
-            if v.wrap is not None and v.wrap[0] == "view":  # optimizer(params_dict.values())
-                return self.roots_of(v.wrap[1], st, depth + 1)
-            return self.roots_of(v.elem, st, depth + 1) if v.gen is None and v.wrap is None else set()
-        return set()
-
-    def module_roots(self, module: Val, st: State, depth: int) -> set:
-        if type(module) is Layer:
-            roots = {module.root} if module.root is not None else set()
-            for child in module.children:
-                roots |= self.module_roots(child, st, depth + 1)
-            return roots
-        if type(module) is Obj and depth < 4:
-            roots = set()
-            for (oid, attr), value in st.heap.items():
-                if oid == module.oid:
-                    if type(value) is Tensor and value.grad == YES and value.leaf:
-                        roots |= value.roots
-                    elif type(value) in (Layer, Obj):
-                        roots |= self.module_roots(value, st, depth + 1)
-            return roots
-        return set()
 
     # ----------------------------------------------------------------- iteration
     def iter_elem(self, v: Val, st: State, site, first=None) -> Val:
@@ -1362,558 +1290,6 @@ class Engine:
             # graph (segments and parameters) each of them would build
             return Layer(next(iter(api.MODULE_CONTAINERS)), v.spec, None, v.children)
         return UNKNOWN
-
-    # ----------------------------------------------------------------- torch
-    def torch_call(self, qual: str, args, kwargs, node, st) -> Val:
-        if qual in _PARTIALS and args:
-            return Partial(args[0][0], tuple(args[1:]), dict(kwargs))
-        if qual in _DICT_CLASSES:
-            return self.builtin_call("dict", args, kwargs, node, st)
-        if qual in api.COPIES:
-            return self.copy_value(args[0][0] if args else UNKNOWN, node, st)
-        if qual in api.NUMPY_CONVERTERS:
-            single = api.NUMPY_CONVERTERS[qual] and args and type(args[0][0]) is Tensor
-            self.emit("to_numpy", node, st, self.converted(args[:1], st, api.NUMPY_CONVERTERS[qual]),
-                      detail=qual, target=args[0][1] if single else None)
-        if not _is_torch(qual):
-            return self.unknown_call(args, kwargs)
-        if qual in api.GRAD_MODE:
-            spec = api.GRAD_MODE[qual]
-            given = args[0][0] if args else kwargs.get(api.GRAD_MODE_KEYWORD, (None, None))[0]
-            flag = _truth(given) if given is not None else None
-            if spec == "not_arg0":  # inference_mode(mode=True)
-                enabled = False if given is None else (None if flag is None else not flag)
-            else:
-                enabled = spec if isinstance(spec, bool) else flag
-            if isinstance(self.stmt, ast.Expr) and self.stmt.value is node:
-                st.grad = enabled  # torch.set_grad_enabled(False) as a statement
-            return GradCtx(enabled)
-        if qual in api.FACTORIES or qual in api.COPY_CONSTRUCTORS:
-            why = frozenset()
-            if qual in api.COPY_CONSTRUCTORS and args and _literal(args[0][1]) is None:
-                why = frozenset({("detach" if type(args[0][0]) is Tensor else "rebuilt", node)})
-            return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, False), st, why),
-                               api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
-        if qual in api.PARAMETERS:
-            return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, True), st),
-                               api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
-        if qual in api.DATA_CONVERTERS and not any(tensors_in(v) or type(v) is Box for v, _ in args[:1]):
-            # data from lists, NumPy or a library: a leaf without grad (unless the data we do
-            # not see is a tensor, which these return as it is)
-            return Tensor(NEVER if args and type(args[0][0]) is Const else NO)
-        if qual in api.FUNCTIONS:
-            out = self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st,
-                          keeps=api.KEEPS_FUNCTIONS.get(qual))
-            if qual in api.LOSS_SHAPES:
-                kind, leading = api.LOSS_SHAPES[qual]
-                out.shape = shapes.loss(kind, _shape_args(args, st), _shape_kwargs(kwargs, st), len(args) - leading)
-                return out
-            return self.shaped(out, api.SHAPE_FUNCTIONS.get(qual), args, kwargs, st)
-        if qual in api.MODULES:
-            spec = api.MODULES[qual]
-            root = Root(node, self.stmt, self.frame.module.path, "params") if spec["params"] else None
-            config = None
-            if qual in api.MODULE_SHAPES or qual in api.LOSS_SHAPES or qual in api.IN_PLACE_MODULES:
-                config = (_shape_args(args, st), _shape_kwargs(kwargs, st))
-            return Layer(qual, spec, root, config=config)
-        if qual in api.MODULE_CONTAINERS or qual in api.MODULE_HOLDERS:
-            children = []
-            for v, _ in args:
-                if type(v) is Box:
-                    children.append(st.heap.get((v.oid, "*"), UNKNOWN))
-                else:
-                    children.append(v)
-            return Layer(qual, {"params": False, "saves": False}, None, tuple(children))
-        if qual.startswith(api.OPTIMIZER_PREFIXES) and qual.rsplit(".", 1)[-1][:1].isupper() \
-                and "lr_scheduler" not in qual:
-            params = args[0][0] if args else kwargs.get("params", (UNKNOWN, None))[0]
-            self.trained |= self.roots_of(params, st, 0)
-            return Optim(qual, params)
-        backward = api.BACKWARD_CALLS.get(qual)
-        if backward is not None:
-            if args:
-                target = args[backward["tensors"]][0]
-            else:  # autograd.grad(outputs=..., inputs=...), autograd.backward(tensors=...)
-                target = kwargs.get(backward["tensors_kw"], (UNKNOWN, None))[0]
-            return self.backward(node, backward, target, args, kwargs, st)
-        inputs = list(args) + list(kwargs.values())  # Categorical(logits=...) passes by keyword
-        if any(type(v) is Tensor for v, _ in inputs):
-            if qual.rsplit(".", 1)[-1][:1].isupper():
-                # a class (a Distribution): an object holding its arguments' graph, no node of
-                # its own (what it computes, log_prob(), is the node, and the thing to detach)
-                ts = [t for v, _ in inputs for t in tensors_in(v) if t.grad != NO]
-                if not ts:
-                    return Tensor()
-                return Tensor(max(t.grad for t in ts), False, frozenset().union(*(t.segs for t in ts)),
-                              frozenset().union(*(t.roots for t in ts)), _merge_via(ts),
-                              all(t.exact for t in ts), frozenset().union(*(t.weak for t in ts)))
-            return self.op(node, inputs, None, st)
-        return UNKNOWN
-
-    def copy_value(self, v: Val, node, st) -> Val:
-        """``copy.deepcopy(module)``: a module of the same kind with parameters of its own."""
-        if type(v) is Layer:
-            root = Root(node, self.stmt, self.frame.module.path, "params") if v.root is not None else None
-            return Layer(v.qual, v.spec, root, tuple(self.copy_value(c, node, st) for c in v.children), v.config)
-        return v
-
-    def leaf(self, node, requires_grad, st, why=frozenset()) -> Tensor:
-        if requires_grad is False:
-            return Tensor(NEVER, why=why, storage=(node, self.frame.ctx))
-        root = Root(node, self.stmt, self.frame.module.path, "tensor")
-        return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}), storage=root)
-
-    def tensor_method(self, t: Tensor, name, args, kwargs, node, st) -> Val:
-        if name == "backward":
-            return self.backward(node, api.BACKWARD_CALLS["Tensor.backward"], t, args, kwargs, st)
-        if name in api.TO_NUMPY_METHODS:
-            self.emit("to_numpy", node, st, (t,), target=node.func.value, detail=name)
-        if name in api.SEVER_METHODS or name in api.SAMPLE_METHODS:
-            if name in api.PYTHON_VALUE_METHODS:
-                return UNKNOWN
-            detach = name in api.DETACHES  # the same memory, without the graph
-            why = frozenset({("detach", node)}) if detach else frozenset()
-            return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else None),
-                               api.SHAPE_METHODS.get(name),
-                               [(t, node.func.value)] + list(args), kwargs, st)
-        if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
-            flag = name == api.REQUIRES_GRAD_SETTER and (_truth(args[0][0]) if args else
-                                                         _kw_truth(kwargs, api.REQUIRES_GRAD, True))
-            if flag is False and t.leaf:
-                self.freeze(t.roots, st)
-            receiver = node.func.value
-            if flag is not False and t.grad == NEVER and not isinstance(receiver, ast.Call) and not (
-                    isinstance(receiver, ast.Name) and receiver.id not in self.frame.elements):
-                self.doubt_never = True  # the tensor is held elsewhere too (a list, an attribute)
-            out = self.leaf(node, flag, st) if t.leaf or not flag else t
-            if out is not t:
-                out.shape = t.shape
-            receiver = node.func.value
-            if isinstance(receiver, ast.Name):
-                st.bind(receiver.id, out)
-                box = self.frame.elements.get(receiver.id)
-                if box is not None and flag:  # ``for p in params: p.requires_grad_()`` changes the list's elements
-                    key = (box.oid, "*")
-                    st.heap[key] = join(st.heap[key], out) if key in st.heap else out
-                    _forget_items(st, box)
-            return out
-        if name in api.TENSOR_METHODS:
-            return self.shaped(self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()),
-                                       api.TENSOR_METHODS[name], st, keeps=api.KEEPS_METHODS.get(name)),
-                               api.SHAPE_METHODS.get(name), [(t, node.func.value)] + list(args), kwargs, st)
-        if api.is_in_place_method(name):
-            self.emit("in_place", node, st, (self.as_now(t, st),), target=node.func.value, detail=name)
-            self.modified(t.storage, node, st, node.func.value)
-            self.filled(t, [v for v, _ in args] + [v for v, _ in kwargs.values()], st)
-            frozen = t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots)
-            if frozen and st.grad is not False:
-                self.absorb(t.roots, args, st)
-            elif t.leaf and t.grad == YES:
-                st.mark_stepped()
-                self.trained |= t.roots
-                self.emit("step", node, st, roots=t.roots)
-            if name in api.GRAD_TENSOR_RESETS:  # p.grad.zero_(), p.grad.data.zero_()
-                owner = _grad_owner(node.func.value)
-                if owner is not None:
-                    value = self.ev(owner, st)
-                    if type(value) is Tensor:
-                        self.emit("grad_reset", node, st, roots=value.roots)
-            return t
-        if name == api.RETAIN_GRAD:  # .grad of this non-leaf will be kept
-            st.heap[("retained", t.segs)] = Const(True)
-        if name in ("register_hook", api.RETAIN_GRAD):
-            return NONE
-        return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()), None, st)
-
-    def call_layer(self, layer: Layer, args, node, st) -> Val:
-        if layer.qual in api.MODULE_CONTAINERS:
-            x = args
-            out = UNKNOWN
-            for child in layer.children:
-                out = self.call(child, x, {}, node, st)
-                x = [(out, None)]
-            return out
-        inputs = list(args)
-        if layer.root is not None and (layer.root, "frozen") not in st.heap:
-            inputs.append((Tensor(YES, True, roots=frozenset({layer.root}), storage=layer.root), None))
-        elif layer.root is not None:
-            # frozen on some path (the flag is not known to hold on every one): its output may
-            # still require grad
-            inputs.append((st.heap.get((layer.root, "absorbed"), Tensor()), None))
-        storage = None
-        if _in_place_layer(layer) and args and type(args[0][0]) is Tensor:  # nn.ReLU(inplace=True)
-            storage = args[0][0].storage
-            self.modified(storage, node, st, args[0][1])
-        out = self.op(node, inputs, layer.spec.get("saves"), st, keeps=api.KEEPS_MODULES.get(layer.qual),
-                      storage=storage)
-        out.shape = _layer_shape(layer, _shape_args(args, st))
-        returns = layer.spec.get("returns", "tensor")
-        if returns == "output_and_hidden_pair":  # LSTM: (output, (h, c))
-            return Tup((out, Tup((out, out))))
-        if returns != "tensor":
-            return Tup((out, out))
-        return out
-
-    def absorb(self, roots, args, st: State) -> None:
-        """``t.mul_(a).add_((1 - a) * s)`` with grad on, on weights that do not require grad
-        (an EMA teacher's): they now hold the graph of what was added, and pass it on."""
-        graphs = [t for v, _ in args for t in tensors_in(v) if t.segs]
-        if not graphs:
-            return
-        added = graphs[0]
-        for t in graphs[1:]:
-            added = join(added, t)
-        for r in roots:
-            key = (r, "absorbed")
-            st.heap[key] = join(st.heap[key], added) if key in st.heap else added
-
-    def freeze(self, roots, st: State) -> None:
-        """``requires_grad_(False)`` on parameters: modules built from them no longer add graph."""
-        for root in roots:
-            st.heap[(root, "frozen")] = Const(True)
-
-    def op(self, site, inputs, saves, st: State, keeps=None, storage=None) -> Val:
-        """A differentiable op: its result carries its inputs' graphs plus a node of its own.
-        ``keeps``: which of its tensors the node saves (``torch_api.KEEPS_*``); ``storage``:
-        the memory the result is written to when the op works in place."""
-        ts = []
-        heap = st.heap
-        unsure = False  # an input may be a tensor we do not see (or may require grad after all)
-        for v, n in inputs:
-            tv = type(v)
-            if tv is Tensor:
-                if v.leaf and v.roots:
-                    for r in v.roots:  # graph an in-place update wrote into these weights
-                        absorbed = heap.get((r, "absorbed"))
-                        if absorbed is not None:
-                            ts.append((absorbed, n))
-                    if all((r, "frozen") in heap for r in v.roots):
-                        unsure = True  # frozen on some path: it adds no graph of its own
-                        continue
-                ts.append((v, n))
-                continue
-            if tv is Box:  # torch.cat([a, b]) / torch.stack(xs): every element is consumed
-                v = _strong(heap.get((v.oid, "*"), UNKNOWN))
-            elif tv is not Tup:
-                unsure = unsure or tv not in _NOT_TENSORS
-                continue
-            unsure = unsure or _holds_unknown(v)
-            for t in tensors_in(v):
-                ts.append((t, n))
-        fresh = storage if storage is not None else (site, self.frame.ctx)
-        if st.grad is False:  # nothing made without grad recording requires grad
-            return Tensor(NEVER, exact=all(t.exact for t, _ in ts),
-                          why=frozenset({("grad_off", self.grad_off[-1] if self.grad_off else None)}),
-                          storage=fresh)
-        if not ts:
-            if any(type(v) is Tensor for v, _ in inputs):
-                return Tensor()
-            return Tensor(MAYBE if any(v is UNKNOWN for v, _ in inputs) else NO, exact=False)
-        grad = max(t.grad for t, _ in ts)
-        if grad <= NO:
-            never = grad == NEVER and not unsure
-            return Tensor(NEVER if never else NO, exact=all(t.exact for t, _ in ts),
-                          why=frozenset().union(*(t.why for t, _ in ts)) if never else frozenset(),
-                          storage=fresh)
-        roots = frozenset().union(*(t.roots for t, _ in ts))
-        seg = self.new_seg(site, saves, roots)
-        if not seg.direct and any(t.leaf and t.roots for t, _ in ts):
-            seg.direct = True  # consumes a requires_grad leaf (a parameter) itself
-        below = frozenset().union(*(t.segs for t, _ in ts))
-        if not below <= seg.deps:
-            seg.deps = seg.deps | below
-        via = _merge_entries(ts)
-        out = storage if storage is not None else seg
-        if keeps is not None:
-            self.keep(seg, _kept(keeps, [t for t, _ in ts], out), st)
-        return Tensor(grad if st.grad else MAYBE, False, below | {seg}, roots, via,
-                      all(t.exact for t, _ in ts), frozenset().union(*(t.weak for t, _ in ts)),
-                      storage=out)
-
-    def keep(self, seg: Seg, kept: frozenset, st: State) -> None:
-        """``seg`` (run now) saved the tensors held in ``kept``."""
-        info = st.freed.get(seg)
-        if info is not None and info.inplace is not None:
-            del st.freed[seg]  # run again: what it saved now is what it finds
-        seg.kept = kept
-        for storage in kept:
-            self.savers.setdefault(storage, set()).add(seg)
-
-    def modified(self, storage, node, st: State, expr=None) -> None:
-        """The memory ``storage`` is written in place at ``node`` (version counter bumped, with
-        grad recording on or off): every segment that saved it and is still to be walked fails."""
-        if storage is None:
-            return
-        for seg in self.savers.get(storage, ()):
-            # (an nn.Sequential's layers share its call site, so one segment: not its own saver)
-            if seg not in st.freed and storage in seg.kept and seg.site is not node:
-                st.freed[seg] = FreeInfo(node, self.frame.module.path, expr, inplace=self.stmt)
-
-    def new_seg(self, site, saves, roots) -> Seg:
-        key = (site, self.frame.ctx, None)
-        seg = self.segs.get(key)
-        if seg is None:
-            stmt, path = self.naming_statement()
-            seg = Seg(site, self.frame.ctx, None, saves, path, stmt, roots, len(self.segs), len(self.segs))
-            self.segs[key] = seg
-        elif roots - seg.roots:
-            seg.roots = seg.roots | roots
-        self.clock += 1
-        seg.born = self.clock
-        self.created[-1].add(seg)
-        return seg
-
-    def naming_statement(self):
-        """The statement a user would name the value by: this one if it assigns, else the
-        nearest call site up the stack that does (``h = cell(x, h)`` for ``return tanh(...)``)."""
-        stmt, path = self.stmt, self.frame.module.path
-        if isinstance(stmt, _ASSIGNS):
-            return stmt, path
-        for frame in reversed(self.frames):
-            if frame.caller is None:
-                break
-            if isinstance(frame.caller[0], _ASSIGNS):
-                return frame.caller
-        return stmt, path
-
-    def enter(self, v: Val, node) -> Val:
-        """An argument passed by name into a user function: remember where its graph entered."""
-        if type(node) not in (ast.Name, ast.Attribute):
-            return v
-        if type(v) is Tup:
-            return Tup(self.enter(item, node) for item in v.items)
-        if type(v) is Tensor and v.segs:
-            missing = [s for s in v.segs if s not in v.via]
-            if missing:
-                via = dict(v.via)
-                via.update((s, node) for s in missing)
-                return v.but(via=via)
-        return v
-
-    def old_of(self, seg: Seg, loop) -> Seg:
-        key = (seg.site, seg.ctx, loop)
-        old = self.segs.get(key)
-        if old is None:
-            old = Seg(seg.site, seg.ctx, loop, seg.saves, seg.path, seg.stmt, seg.roots, seg.order, len(self.segs))
-            old.current = seg.current or seg
-            old.direct = seg.direct
-            self.segs[key] = old
-        return old
-
-    def backward(self, node, spec, target: Val, args, kwargs, st) -> Val:
-        retain = _flag(args, kwargs, api.RETAIN_GRAPH, spec["retain_pos"])
-        create = _flag(args, kwargs, api.CREATE_GRAPH, spec["create_pos"])
-        if retain is None:  # retain_graph defaults to create_graph, which defaults to False
-            retain = create if create is not None else False
-        ts = list(tensors_in(target))
-        if type(target) in (Box, Iter):
-            ts = list(tensors_in(self.iter_elem(target, st, node)))
-        pos, keyword = spec["gradient"]
-        given = kwargs.get(keyword, args[pos] if len(args) > pos else None)
-        if given is None or given[0] == NONE:  # torch seeds the outputs with ones
-            self.emit("implicit_gradient", node, st, tuple(ts), target=_outputs_node(node, spec), detail=keyword)
-            if self.killed:
-                return NONE
-        self.emit("backward", node, st, tuple(self.as_now(t, st) for t in ts), target=_outputs_node(node, spec),
-                  detail=spec.get("returns") or "backward")
-        if self.killed:
-            return NONE
-        segs = frozenset().union(*(t.segs for t in ts)) if ts else frozenset()
-        everything = segs
-        walked = self.walked(segs, args, kwargs, spec, st)
-        if walked is not None:  # gradients asked for some inputs only: the rest is not run
-            segs = walked
-            ts = [t.but(segs=t.segs & walked, weak=t.weak & walked) for t in ts]
-        self.walk(segs)  # (a walk that raises is a walk too: what a retain kept was needed)
-        hits = [s for s in segs if s in st.freed]
-        freed = [s for s in hits if st.freed[s].inplace is None]
-        if freed:
-            self.reuse(node, ts, freed, st)
-        elif hits:  # graph whose saved tensors were overwritten in place since
-            spoilt = sorted(hits, key=lambda s: (s.order, s.uid))
-            info, main = st.freed[spoilt[0]], self.main.path
-            places = (("modified", info.call), ("modified_stmt", info.inplace), ("modified_expr", info.via)) \
-                if info.path == main else ()
-            places += tuple(("saved", s.site) for s in spoilt[:2] if s.path == main)
-            self.emit("modified_saved", node, st, tuple(ts), target=_outputs_node(node, spec),
-                      detail=spec.get("returns") or "backward", places=places)
-            if self.killed:
-                return NONE
-        if retain is True and not self.killed:  # (a call that raises keeps nothing)
-            self.emit("retained", node, st, tuple(ts), target=_outputs_node(node, spec),
-                      detail=spec.get("returns") or "backward")
-        if self.reporting and self.collect_facts:
-            fact = self.backward_facts.get(id(node))
-            merged = segs | fact[2] if fact else segs
-            self.backward_facts[id(node)] = (node, self.frame.module, merged, retain is True)
-        if retain is False:
-            for t in ts:
-                for s in t.segs:
-                    info = FreeInfo(node, self.frame.module.path, t.via.get(s))
-                    if s in t.weak:
-                        if s not in st.freed:
-                            st.wfreed[s] = info
-                    else:
-                        st.freed[s] = info
-        if spec.get("returns") != "grads":
-            return NONE
-        if create is True:
-            # the gradients carry a graph that depends on the one walked and, through the saved
-            # values of the ops it differentiated, on the inputs' own graph (an interpolate's
-            # generator): all of the outputs' graph
-            seg = self.new_seg(node, True, frozenset().union(*(t.roots for t in ts)) if ts else frozenset())
-            grad = Tensor(YES, False, everything | {seg}, seg.roots, {}, all(t.exact for t in ts))
-        elif create is False or create is None:  # plain gradients: no graph, never requiring grad
-            grad = Tensor(NEVER, why=frozenset({("no_create_graph", node)}))
-        else:
-            grad = Tensor()
-        inputs = args[spec["inputs_pos"]][0] if len(args) > spec["inputs_pos"] else \
-            kwargs.get(api.INPUTS, (UNKNOWN, None))[0]
-        if type(inputs) is Tup:
-            return Tup(grad for _ in inputs.items)
-        if type(inputs) is Tensor:
-            return Tup((grad,))
-        return Iter(grad)
-
-    def walked(self, segs, args, kwargs, spec, st) -> Optional[frozenset]:
-        """With ``inputs``, the segments on a path from the outputs down to an input: built
-        from that input's own leaf, or from a value carrying all of the input's graph. None
-        when every segment is walked (no inputs given); empty when the inputs are unknown."""
-        pos = spec.get("inputs_pos")
-        if api.INPUTS in kwargs:
-            inputs = kwargs[api.INPUTS][0]
-        elif pos is not None and len(args) > pos:
-            inputs = args[pos][0]
-        else:
-            return None
-        if type(inputs) in (Box, Iter):
-            inputs = self.iter_elem(inputs, st, None)
-        xs = [x for x in tensors_in(inputs)]
-        if not xs:
-            return frozenset()  # nothing known is asked for: nothing known is walked
-        below = frozenset().union(*(x.segs for x in xs))
-        return frozenset(s for s in segs if s not in below and any(
-            (x.roots & s.roots) if x.leaf else (x.segs and x.segs <= s.deps) for x in xs))
-
-    def reuse(self, node, ts, hits, st) -> None:
-        # a graph without a known requires_grad origin was built only from values we could not
-        # resolve: no reason to believe anything is re-walked, so nothing to report
-        hits = [s for s in hits if s.roots]
-        if not hits:
-            return
-        exact = all(t.exact for t in ts)
-        saving = [s for s in hits if s.saves]
-        unknown = [s for s in hits if s.saves is None]
-        if saving:
-            code, pool = "GG101", saving
-        elif unknown:
-            code, pool, exact = "GG101", unknown, False
-        else:
-            code, pool = "GG102", hits
-        stale = max(pool, key=lambda s: (s.order, not s.old, s.uid))
-        if code == "GG101" and exact:
-            self.killed = True  # torch raises here: nothing after it runs on this path
-        if self.reporting:
-            value = ts[0]
-            for t in ts[1:]:
-                value = join(value, t)
-            key = (id(node), code)
-            prior = self.reuses.get(key)
-            if prior is None or (exact and not prior.exact):
-                scope = st.globals if st.locals is None else st.locals
-                carriers = {name: v for name, v in scope.items()
-                            if any(stale in t.segs for t in tensors_in(v))}
-                for name, obj in scope.items():  # attributes kept on objects: model.prev
-                    if type(obj) is Obj:
-                        for (oid, attr), v in st.heap.items():
-                            if oid == obj.oid and isinstance(attr, str) \
-                                    and any(stale in t.segs for t in tensors_in(v)):
-                                carriers[f"{name}.{attr}"] = v
-                self.reuses[key] = Reuse(node, code, exact, stale, {h: st.freed[h] for h in hits},
-                                         value, self.frame.module, carriers)
-
-    def walk(self, segs) -> None:
-        """A backward walks ``segs``: withdraw the reports that held only while it did not."""
-        if segs - self.walked_segs:
-            self.walked_segs |= segs
-            for key, (report, _) in list(self.reports.items()):
-                if report.unless_walked & segs:
-                    del self.reports[key]
-                    self.withdrawn.add(key)
-        for key, borns in list(self.pending.items()):
-            if any(borns.get(s) == s.born or (s.old is not None and s.current in borns) for s in segs):
-                del self.pending[key]
-                self.reports.pop(key, None)
-                self.withdrawn.add(key)
-
-    # ----------------------------------------------------------------- rule events
-    def emit(self, event: str, node, st: State, tensors=(), target=None, detail: str = "", places=(),
-             roots=frozenset()) -> None:
-        """Tell the rules that handle ``event`` what happened at ``node`` (in the analysed file:
-        findings are the analysed file's). A raising rule's exact finding ends the path."""
-        rules = SUBSCRIBERS.get(event)
-        if not rules or not self.reporting or self.frame.module is not self.main:
-            return
-        scope = self.frame.func.node if isinstance(self.frame.func, Func) else self.frame.module.tree
-        ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt, scope, places,
-                   frozenset(roots), st.heap)
-        for rule in rules:
-            report = rule.events[event](ev)
-            key = (id(report.node), report.code) if report is not None else None  # one per place
-            if report is None or key in self.withdrawn or report.unless_walked & self.walked_segs:
-                continue
-            self.reports[key] = (report, self.frame.module)
-            if report.unless_walked_later:
-                self.pending[key] = {s: s.born for s in report.unless_walked_later}
-            if rule.raises and report.exact:
-                self.killed = True
-                return
-
-    def filled(self, base: Tensor, values, st: State) -> None:
-        """``base`` is written in place with ``values``: with grad recording on, a value that
-        may require grad makes ``base`` require grad too, wherever else it is held."""
-        if base.grad == NEVER and st.grad is not False and any(
-                (v.grad != NEVER if type(v) is Tensor else _holds_unknown(v)) for v in values):
-            self.doubt_never = True
-
-    def as_now(self, t: Tensor, st: State) -> Tensor:
-        """The tensor as autograd sees it now: frozen parameters no longer require grad."""
-        if t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots):
-            return Tensor(exact=t.exact, shape=t.shape)
-        if t.grad == NEVER and self.doubt_never:
-            return t.but(grad=NO, why=frozenset())
-        return t
-
-    def shaped(self, out: Val, kind, args, kwargs, st: State, rule=shapes.result) -> Val:
-        """Give ``out``, a tensor just made by an op, the shape ``kind`` of the shape table says."""
-        if kind is None or type(out) is not Tensor:
-            return out
-        if kind == "literal":
-            out.shape = shapes.literal(_literal(args[0][1])) if args else None
-        else:
-            out.shape = rule(kind, _shape_args(args, st), _shape_kwargs(kwargs, st))
-        return out
-
-    def converted(self, args, st: State, tensors: bool) -> tuple:
-        """The tensors a NumPy function converts: those of its list arguments, and its tensor
-        arguments if ``tensors``."""
-        out = []
-        for v, _ in args:
-            if type(v) is Box:
-                out.extend(tensors_in(st.heap.get((v.oid, "*"), UNKNOWN)))
-            elif type(v) is Tup or (tensors and type(v) is Tensor):
-                out.extend(tensors_in(v))
-        return tuple(out)
-
-    def note_tensor(self, node, value, st) -> None:
-        if not self.reporting or type(value) is not Tensor:
-            return
-        freed = {s: st.freed[s] for s in value.segs if s in st.freed}
-        prior = self.tensor_facts.get(id(node))
-        if prior is not None:
-            value = join(prior[2], value)
-            freed = {s: fi for s, fi in freed.items() if s in prior[3]}  # freed on every visit
-        self.tensor_facts[id(node)] = (node, self.frame.module, value, freed)
 
 
 # Calls of plain helpers (``is_available()``, ``str_to_bool(x)``, version checks), remembered:
@@ -1976,36 +1352,6 @@ def _as_load(target):
     return target
 
 
-def _truth(v: Val):
-    if type(v) is Const:
-        try:
-            return bool(v.value)
-        except Exception:
-            return None
-    if type(v) in (Func, Class, Layer, Obj, Optim, LibRef):
-        return True
-    return None
-
-
-def _kw_truth(kwargs, name, default):
-    if name not in kwargs:
-        return default
-    return _truth(kwargs[name][0])
-
-
-def _flag(args, kwargs, name, pos):
-    """A boolean argument's value: True/False, or None when absent or not a constant."""
-    if name in kwargs:
-        v = kwargs[name][0]
-    elif pos is not None and len(args) > pos:
-        v = args[pos][0]
-    else:
-        return None
-    if type(v) is Const and (v.value is None or isinstance(v.value, bool)):
-        return bool(v.value)
-    return "unknown"  # not a literal: neither frees nor retains for certain
-
-
 def _basic_index(node, value) -> bool:
     """Basic indexing (ints, slices, None, Ellipsis) saves no tensors; tensors or lists do."""
     if isinstance(node, ast.Tuple):
@@ -2021,37 +1367,12 @@ def _basic_index(node, value) -> bool:
     return type(value) is Const or value is UNKNOWN
 
 
-_ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
-
-
 def _uid(seg: Seg) -> int:
     return seg.uid
 
+
 _FOLDABLE = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul,
              "FloorDiv": operator.floordiv, "Mod": operator.mod}
-
-
-def _merge_entries(ts) -> dict:
-    """The ``via`` map of an op's result: each input's entries, and the input's own name for
-    segments that had none. Dicts are shared, never changed once built."""
-    via, owned = None, False
-    for t, n in ts:
-        if via is None:
-            via = t.via
-        elif t.via is not via:
-            missing = t.via.keys() - via.keys()
-            if missing:
-                if not owned:
-                    via, owned = dict(via), True
-                for s in missing:
-                    via[s] = t.via[s]
-        if n is not None and type(n) in (ast.Name, ast.Attribute):
-            unnamed = t.segs - via.keys()
-            if unnamed:
-                if not owned:
-                    via, owned = dict(via), True
-                via.update(dict.fromkeys(unnamed, n))
-    return via
 
 
 def _counter(start: Val, first) -> Val:
@@ -2070,19 +1391,6 @@ def _walks_container(v: Val) -> bool:
     return False
 
 
-def _strong(v: Val) -> Val:
-    """Elements consumed all together (stacked, summed): each graph is walked, none is weak."""
-    if type(v) is Tensor and v.weak:
-        return v.but(weak=frozenset())
-    if type(v) is Tup:
-        return Tup(_strong(x) for x in v.items)
-    return v
-
-
-def _forget_items(st: State, box: Box) -> None:
-    st.heap.pop((box.oid, "items"), None)
-
-
 def _empty(st: State, box: Box) -> None:
     """The container was emptied in place (``xs.clear()``, ``del xs[:]``): it holds nothing."""
     for key in [k for k in st.heap if k[0] == box.oid]:
@@ -2091,8 +1399,6 @@ def _empty(st: State, box: Box) -> None:
         st.heap[(box.oid, "items")] = Tup(())
 
 
-_DICT_CLASSES = frozenset({"collections.OrderedDict", "typing.OrderedDict"})
-_PARTIALS = frozenset({"functools.partial"})
 _PYTHON_TYPES = {"tuple": (Tup,), "list": (Box,), "dict": (Box,), "set": (Box,)}
 
 
@@ -2116,87 +1422,6 @@ def _isinstance(v: Val, cls: Val) -> Val:
     return UNKNOWN
 
 
-# values that are certainly not tensors: an op's other arguments of these kinds hide no graph
-_NOT_TENSORS = (Const, After, LibRef, Builtin, Func, Class, ModRef, GradCtx, Layer, Optim)
-
-
-def _holds_unknown(v: Val) -> bool:
-    if type(v) is Tup:
-        return any(_holds_unknown(x) for x in v.items)
-    return type(v) is not Tensor and type(v) not in _NOT_TENSORS
-
-
-def _kept(keeps: str, ts: list, out) -> frozenset:
-    """The storages an op's node saves, for its kind (``torch_api.KEEPS_*``), as far as sure."""
-    if keeps == "result":
-        return frozenset({out})
-    if keeps == "self":
-        return frozenset({ts[0].storage}) if ts and ts[0].storage is not None else frozenset()
-    if keeps == "each_other" and len(ts) >= 2:  # each operand is saved for the other's gradient
-        a, b = ts[0], ts[1]
-        return frozenset(x.storage for x, other in ((a, b), (b, a))
-                         if other.grad == YES and x.storage is not None)
-    return frozenset()
-
-
-def _in_place_layer(layer: Layer) -> bool:
-    """A module built to modify its input (``nn.ReLU(inplace=True)``)."""
-    spec = api.IN_PLACE_MODULES.get(layer.qual)
-    if spec is None or layer.config is None:
-        return False
-    args, kwargs = layer.config
-    keyword, pos = spec
-    return kwargs.get(keyword, args[pos] if len(args) > pos else False) is True
-
-
-def _is_torch(qual: str) -> bool:
-    return qual == api.TORCH or qual.startswith(api.TORCH + ".")
-
-
-def _grad_owner(expr):
-    """``p`` in ``p.grad`` / ``p.grad.data``: whose gradient an expression is, if it is one."""
-    while isinstance(expr, ast.Attribute) and expr.attr in api.SEVER_ATTRIBUTES:
-        if expr.attr == api.GRAD_ATTRIBUTE:
-            return expr.value
-        expr = expr.value
-    return None
-
-
-def _shape_arg(v: Val, node, st: State):
-    """An argument as the shape rules see it (``shapes.result``)."""
-    tv = type(v)
-    if tv is Tensor:
-        return shapes.Of(v.shape)
-    if tv is Const:
-        return v.value
-    if tv is Tup:
-        return tuple(_shape_arg(x, None, st) for x in v.items)
-    if tv is Box and isinstance(node, (ast.List, ast.Tuple)) \
-            and not any(isinstance(e, ast.Starred) for e in node.elts):
-        elem = _shape_arg(st.heap.get((v.oid, "*"), UNKNOWN), None, st)
-        return [elem] * len(node.elts)  # torch.stack([a, b]): a sequence of known length
-    return shapes.OPAQUE
-
-
-def _shape_args(args, st: State) -> list:
-    return [_shape_arg(v, n, st) for v, n in args]
-
-
-def _shape_kwargs(kwargs, st: State) -> dict:
-    return {k: _shape_arg(v, n, st) for k, (v, n) in kwargs.items()}
-
-
-def _literal(node):
-    """Literal data as written (``[[1., 2.], [3., 4.]]``); None for what is not a literal."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return _literal(node.operand)
-    if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
-        return [_literal(e) for e in node.elts]
-    return None
-
-
 def _index_items(node, index: Val):
     """A basic index as ``shapes.index`` takes it; None when a part of it is not known."""
     parts = node.elts if isinstance(node, ast.Tuple) else [node]
@@ -2216,30 +1441,6 @@ def _index_items(node, index: Val):
     return items
 
 
-def _layer_shape(layer: Layer, inputs: list):
-    """The shape of a built-in module's output (``MODULE_SHAPES``, ``LOSS_SHAPES``)."""
-    if layer.config is None:
-        return None
-    args, kwargs = layer.config
-    if layer.qual in api.LOSS_SHAPES:
-        kind, leading = api.LOSS_SHAPES[layer.qual]
-        return shapes.loss(kind, inputs, kwargs, len(args) - leading)
-    kind = api.MODULE_SHAPES.get(layer.qual)
-    return shapes.module(kind, args, kwargs, inputs) if kind is not None else None
-
-
-def _outputs_node(call, spec):
-    """The expression of the outputs a backward call walks from: ``loss`` in ``loss.backward()``
-    and in ``torch.autograd.grad(loss, …)``."""
-    if not isinstance(call, ast.Call):
-        return None
-    if spec["tensors"] is None:
-        return call.func.value if isinstance(call.func, ast.Attribute) else None
-    if len(call.args) > spec["tensors"] and not isinstance(call.args[spec["tensors"]], ast.Starred):
-        return call.args[spec["tensors"]]
-    return next((k.value for k in call.keywords if k.arg == spec.get("tensors_kw")), None)
-
-
 def _index_loop(node: ast.For) -> bool:
     """``for i in range(len(xs))`` or ``for i in reversed(range(len(xs)))``."""
     it = node.iter
@@ -2255,16 +1456,6 @@ def _call_of(node, name: str) -> bool:
 
 def _whole_slice(node) -> bool:
     return isinstance(node, ast.Slice) and node.lower is None and node.upper is None and node.step is None
-
-
-
-
-def _merge_via(ts) -> dict:
-    via = {}
-    for t in ts:
-        for s, n in t.via.items():
-            via.setdefault(s, n)
-    return via
 
 
 def _is_generator(fn, text: str) -> bool:

@@ -13,7 +13,7 @@ from itertools import compress
 from operator import is_not
 from typing import Optional
 
-from .values import After, Const, Iter, Tensor, Tup, Unknown, Val, join
+from .values import After, Box, Const, Iter, Tensor, Tup, Unknown, Val, join
 
 
 class FreeInfo:
@@ -187,3 +187,7 @@ class Ager:
                 else:
                     freed.pop(old, None)
         return out
+
+
+def forget_items(st: State, box: Box) -> None:
+    st.heap.pop((box.oid, "items"), None)

@@ -441,3 +441,29 @@ def tensors_in(v: Val):
 
 
 _OBJECTS = (Func, Class, Obj, Layer, Bound, Optim, Alt)
+
+
+def truth(v: Val):
+    if type(v) is Const:
+        try:
+            return bool(v.value)
+        except Exception:
+            return None
+    if type(v) in (Func, Class, Layer, Obj, Optim, LibRef):
+        return True
+    return None
+
+def strong(v: Val) -> Val:
+    """Elements consumed all together (stacked, summed): each graph is walked, none is weak."""
+    if type(v) is Tensor and v.weak:
+        return v.but(weak=frozenset())
+    if type(v) is Tup:
+        return Tup(strong(x) for x in v.items)
+    return v
+
+def merge_via(ts) -> dict:
+    via = {}
+    for t in ts:
+        for s, n in t.via.items():
+            via.setdefault(s, n)
+    return via

@@ -8,7 +8,6 @@ one dimension only, a model's output, ``torch.stack`` of several losses."""
 from __future__ import annotations
 
 import ast
-import re
 
 from ..shapes import not_single
 from ..values import YES

@@ -1,0 +1,437 @@
+"""The autograd state: which graph segments ops build and what their nodes keep, which
+backwards walk and free them, which in-place writes spoil them; and the events the rules
+hear about it. A mixin of the interpreter (``engine.Engine``)."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from . import torch_api as api
+from .rules import SUBSCRIBERS, Event
+from .state import FreeInfo, State
+from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Box, Builtin, Class, Const, Func, GradCtx, Iter,
+                     Layer, LibRef, ModRef, Obj, Optim, Seg, Tensor, Tup, Val, join, strong, tensors_in)
+
+
+class Autograd:
+    """Graph bookkeeping: ops, segments, backwards, in-place writes, rule events."""
+
+    def op(self, site, inputs, saves, st: State, keeps=None, storage=None) -> Val:
+        """A differentiable op: its result carries its inputs' graphs plus a node of its own.
+        ``keeps``: which of its tensors the node saves (``torch_api.KEEPS_*``); ``storage``:
+        the memory the result is written to when the op works in place."""
+        ts = []
+        heap = st.heap
+        unsure = False  # an input may be a tensor we do not see (or may require grad after all)
+        for v, n in inputs:
+            tv = type(v)
+            if tv is Tensor:
+                if v.leaf and v.roots:
+                    for r in v.roots:  # graph an in-place update wrote into these weights
+                        absorbed = heap.get((r, "absorbed"))
+                        if absorbed is not None:
+                            ts.append((absorbed, n))
+                    if all((r, "frozen") in heap for r in v.roots):
+                        unsure = True  # frozen on some path: it adds no graph of its own
+                        continue
+                ts.append((v, n))
+                continue
+            if tv is Box:  # torch.cat([a, b]) / torch.stack(xs): every element is consumed
+                v = strong(heap.get((v.oid, "*"), UNKNOWN))
+            elif tv is not Tup:
+                unsure = unsure or tv not in _NOT_TENSORS
+                continue
+            unsure = unsure or _holds_unknown(v)
+            for t in tensors_in(v):
+                ts.append((t, n))
+        fresh = storage if storage is not None else (site, self.frame.ctx)
+        if st.grad is False:  # nothing made without grad recording requires grad
+            return Tensor(NEVER, exact=all(t.exact for t, _ in ts),
+                          why=frozenset({("grad_off", self.grad_off[-1] if self.grad_off else None)}),
+                          storage=fresh)
+        if not ts:
+            if any(type(v) is Tensor for v, _ in inputs):
+                return Tensor()
+            return Tensor(MAYBE if any(v is UNKNOWN for v, _ in inputs) else NO, exact=False)
+        grad = max(t.grad for t, _ in ts)
+        if grad <= NO:
+            never = grad == NEVER and not unsure
+            return Tensor(NEVER if never else NO, exact=all(t.exact for t, _ in ts),
+                          why=frozenset().union(*(t.why for t, _ in ts)) if never else frozenset(),
+                          storage=fresh)
+        roots = frozenset().union(*(t.roots for t, _ in ts))
+        seg = self.new_seg(site, saves, roots)
+        if not seg.direct and any(t.leaf and t.roots for t, _ in ts):
+            seg.direct = True  # consumes a requires_grad leaf (a parameter) itself
+        below = frozenset().union(*(t.segs for t, _ in ts))
+        if not below <= seg.deps:
+            seg.deps = seg.deps | below
+        via = _merge_entries(ts)
+        out = storage if storage is not None else seg
+        if keeps is not None:
+            self.keep(seg, _kept(keeps, [t for t, _ in ts], out), st)
+        return Tensor(grad if st.grad else MAYBE, False, below | {seg}, roots, via,
+                      all(t.exact for t, _ in ts), frozenset().union(*(t.weak for t, _ in ts)),
+                      storage=out)
+
+    def keep(self, seg: Seg, kept: frozenset, st: State) -> None:
+        """``seg`` (run now) saved the tensors held in ``kept``."""
+        info = st.freed.get(seg)
+        if info is not None and info.inplace is not None:
+            del st.freed[seg]  # run again: what it saved now is what it finds
+        seg.kept = kept
+        for storage in kept:
+            self.savers.setdefault(storage, set()).add(seg)
+
+    def modified(self, storage, node, st: State, expr=None) -> None:
+        """The memory ``storage`` is written in place at ``node`` (version counter bumped, with
+        grad recording on or off): every segment that saved it and is still to be walked fails."""
+        if storage is None:
+            return
+        for seg in self.savers.get(storage, ()):
+            # (an nn.Sequential's layers share its call site, so one segment: not its own saver)
+            if seg not in st.freed and storage in seg.kept and seg.site is not node:
+                st.freed[seg] = FreeInfo(node, self.frame.module.path, expr, inplace=self.stmt)
+
+    def new_seg(self, site, saves, roots) -> Seg:
+        key = (site, self.frame.ctx, None)
+        seg = self.segs.get(key)
+        if seg is None:
+            stmt, path = self.naming_statement()
+            seg = Seg(site, self.frame.ctx, None, saves, path, stmt, roots, len(self.segs), len(self.segs))
+            self.segs[key] = seg
+        elif roots - seg.roots:
+            seg.roots = seg.roots | roots
+        self.clock += 1
+        seg.born = self.clock
+        self.created[-1].add(seg)
+        return seg
+
+    def naming_statement(self):
+        """The statement a user would name the value by: this one if it assigns, else the
+        nearest call site up the stack that does (``h = cell(x, h)`` for ``return tanh(...)``)."""
+        stmt, path = self.stmt, self.frame.module.path
+        if isinstance(stmt, _ASSIGNS):
+            return stmt, path
+        for frame in reversed(self.frames):
+            if frame.caller is None:
+                break
+            if isinstance(frame.caller[0], _ASSIGNS):
+                return frame.caller
+        return stmt, path
+
+    def enter(self, v: Val, node) -> Val:
+        """An argument passed by name into a user function: remember where its graph entered."""
+        if type(node) not in (ast.Name, ast.Attribute):
+            return v
+        if type(v) is Tup:
+            return Tup(self.enter(item, node) for item in v.items)
+        if type(v) is Tensor and v.segs:
+            missing = [s for s in v.segs if s not in v.via]
+            if missing:
+                via = dict(v.via)
+                via.update((s, node) for s in missing)
+                return v.but(via=via)
+        return v
+
+    def old_of(self, seg: Seg, loop) -> Seg:
+        key = (seg.site, seg.ctx, loop)
+        old = self.segs.get(key)
+        if old is None:
+            old = Seg(seg.site, seg.ctx, loop, seg.saves, seg.path, seg.stmt, seg.roots, seg.order, len(self.segs))
+            old.current = seg.current or seg
+            old.direct = seg.direct
+            self.segs[key] = old
+        return old
+
+    def backward(self, node, spec, target: Val, args, kwargs, st) -> Val:
+        retain = _flag(args, kwargs, api.RETAIN_GRAPH, spec["retain_pos"])
+        create = _flag(args, kwargs, api.CREATE_GRAPH, spec["create_pos"])
+        if retain is None:  # retain_graph defaults to create_graph, which defaults to False
+            retain = create if create is not None else False
+        ts = list(tensors_in(target))
+        if type(target) in (Box, Iter):
+            ts = list(tensors_in(self.iter_elem(target, st, node)))
+        pos, keyword = spec["gradient"]
+        given = kwargs.get(keyword, args[pos] if len(args) > pos else None)
+        if given is None or given[0] == NONE:  # torch seeds the outputs with ones
+            self.emit("implicit_gradient", node, st, tuple(ts), target=_outputs_node(node, spec), detail=keyword)
+            if self.killed:
+                return NONE
+        self.emit("backward", node, st, tuple(self.as_now(t, st) for t in ts), target=_outputs_node(node, spec),
+                  detail=spec.get("returns") or "backward")
+        if self.killed:
+            return NONE
+        segs = frozenset().union(*(t.segs for t in ts)) if ts else frozenset()
+        everything = segs
+        walked = self.walked(segs, args, kwargs, spec, st)
+        if walked is not None:  # gradients asked for some inputs only: the rest is not run
+            segs = walked
+            ts = [t.but(segs=t.segs & walked, weak=t.weak & walked) for t in ts]
+        self.walk(segs)  # (a walk that raises is a walk too: what a retain kept was needed)
+        hits = [s for s in segs if s in st.freed]
+        freed = [s for s in hits if st.freed[s].inplace is None]
+        if freed:
+            self.reuse(node, ts, freed, st)
+        elif hits:  # graph whose saved tensors were overwritten in place since
+            spoilt = sorted(hits, key=lambda s: (s.order, s.uid))
+            info, main = st.freed[spoilt[0]], self.main.path
+            places = (("modified", info.call), ("modified_stmt", info.inplace), ("modified_expr", info.via)) \
+                if info.path == main else ()
+            places += tuple(("saved", s.site) for s in spoilt[:2] if s.path == main)
+            self.emit("modified_saved", node, st, tuple(ts), target=_outputs_node(node, spec),
+                      detail=spec.get("returns") or "backward", places=places)
+            if self.killed:
+                return NONE
+        if retain is True and not self.killed:  # (a call that raises keeps nothing)
+            self.emit("retained", node, st, tuple(ts), target=_outputs_node(node, spec),
+                      detail=spec.get("returns") or "backward")
+        if self.reporting and self.collect_facts:
+            fact = self.backward_facts.get(id(node))
+            merged = segs | fact[2] if fact else segs
+            self.backward_facts[id(node)] = (node, self.frame.module, merged, retain is True)
+        if retain is False:
+            for t in ts:
+                for s in t.segs:
+                    info = FreeInfo(node, self.frame.module.path, t.via.get(s))
+                    if s in t.weak:
+                        if s not in st.freed:
+                            st.wfreed[s] = info
+                    else:
+                        st.freed[s] = info
+        if spec.get("returns") != "grads":
+            return NONE
+        if create is True:
+            # the gradients carry a graph that depends on the one walked and, through the saved
+            # values of the ops it differentiated, on the inputs' own graph (an interpolate's
+            # generator): all of the outputs' graph
+            seg = self.new_seg(node, True, frozenset().union(*(t.roots for t in ts)) if ts else frozenset())
+            grad = Tensor(YES, False, everything | {seg}, seg.roots, {}, all(t.exact for t in ts))
+        elif create is False or create is None:  # plain gradients: no graph, never requiring grad
+            grad = Tensor(NEVER, why=frozenset({("no_create_graph", node)}))
+        else:
+            grad = Tensor()
+        inputs = args[spec["inputs_pos"]][0] if len(args) > spec["inputs_pos"] else \
+            kwargs.get(api.INPUTS, (UNKNOWN, None))[0]
+        if type(inputs) is Tup:
+            return Tup(grad for _ in inputs.items)
+        if type(inputs) is Tensor:
+            return Tup((grad,))
+        return Iter(grad)
+
+    def walked(self, segs, args, kwargs, spec, st) -> Optional[frozenset]:
+        """With ``inputs``, the segments on a path from the outputs down to an input: built
+        from that input's own leaf, or from a value carrying all of the input's graph. None
+        when every segment is walked (no inputs given); empty when the inputs are unknown."""
+        pos = spec.get("inputs_pos")
+        if api.INPUTS in kwargs:
+            inputs = kwargs[api.INPUTS][0]
+        elif pos is not None and len(args) > pos:
+            inputs = args[pos][0]
+        else:
+            return None
+        if type(inputs) in (Box, Iter):
+            inputs = self.iter_elem(inputs, st, None)
+        xs = [x for x in tensors_in(inputs)]
+        if not xs:
+            return frozenset()  # nothing known is asked for: nothing known is walked
+        below = frozenset().union(*(x.segs for x in xs))
+        return frozenset(s for s in segs if s not in below and any(
+            (x.roots & s.roots) if x.leaf else (x.segs and x.segs <= s.deps) for x in xs))
+
+    def reuse(self, node, ts, hits, st) -> None:
+        # a graph without a known requires_grad origin was built only from values we could not
+        # resolve: no reason to believe anything is re-walked, so nothing to report
+        hits = [s for s in hits if s.roots]
+        if not hits:
+            return
+        exact = all(t.exact for t in ts)
+        saving = [s for s in hits if s.saves]
+        unknown = [s for s in hits if s.saves is None]
+        if saving:
+            code, pool = "GG101", saving
+        elif unknown:
+            code, pool, exact = "GG101", unknown, False
+        else:
+            code, pool = "GG102", hits
+        stale = max(pool, key=lambda s: (s.order, not s.old, s.uid))
+        if code == "GG101" and exact:
+            self.killed = True  # torch raises here: nothing after it runs on this path
+        if self.reporting:
+            value = ts[0]
+            for t in ts[1:]:
+                value = join(value, t)
+            key = (id(node), code)
+            prior = self.reuses.get(key)
+            if prior is None or (exact and not prior.exact):
+                scope = st.globals if st.locals is None else st.locals
+                carriers = {name: v for name, v in scope.items()
+                            if any(stale in t.segs for t in tensors_in(v))}
+                for name, obj in scope.items():  # attributes kept on objects: model.prev
+                    if type(obj) is Obj:
+                        for (oid, attr), v in st.heap.items():
+                            if oid == obj.oid and isinstance(attr, str) \
+                                    and any(stale in t.segs for t in tensors_in(v)):
+                                carriers[f"{name}.{attr}"] = v
+                self.reuses[key] = Reuse(node, code, exact, stale, {h: st.freed[h] for h in hits},
+                                         value, self.frame.module, carriers)
+
+    def walk(self, segs) -> None:
+        """A backward walks ``segs``: withdraw the reports that held only while it did not."""
+        if segs - self.walked_segs:
+            self.walked_segs |= segs
+            for key, (report, _) in list(self.reports.items()):
+                if report.unless_walked & segs:
+                    del self.reports[key]
+                    self.withdrawn.add(key)
+        for key, borns in list(self.pending.items()):
+            if any(borns.get(s) == s.born or (s.old is not None and s.current in borns) for s in segs):
+                del self.pending[key]
+                self.reports.pop(key, None)
+                self.withdrawn.add(key)
+
+    # ----------------------------------------------------------------- rule events
+    def emit(self, event: str, node, st: State, tensors=(), target=None, detail: str = "", places=(),
+             roots=frozenset()) -> None:
+        """Tell the rules that handle ``event`` what happened at ``node`` (in the analysed file:
+        findings are the analysed file's). A raising rule's exact finding ends the path."""
+        rules = SUBSCRIBERS.get(event)
+        if not rules or not self.reporting or self.frame.module is not self.main:
+            return
+        scope = self.frame.func.node if isinstance(self.frame.func, Func) else self.frame.module.tree
+        ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt, scope, places,
+                   frozenset(roots), st.heap)
+        for rule in rules:
+            report = rule.events[event](ev)
+            key = (id(report.node), report.code) if report is not None else None  # one per place
+            if report is None or key in self.withdrawn or report.unless_walked & self.walked_segs:
+                continue
+            self.reports[key] = (report, self.frame.module)
+            if report.unless_walked_later:
+                self.pending[key] = {s: s.born for s in report.unless_walked_later}
+            if rule.raises and report.exact:
+                self.killed = True
+                return
+
+    def filled(self, base: Tensor, values, st: State) -> None:
+        """``base`` is written in place with ``values``: with grad recording on, a value that
+        may require grad makes ``base`` require grad too, wherever else it is held."""
+        if base.grad == NEVER and st.grad is not False and any(
+                (v.grad != NEVER if type(v) is Tensor else _holds_unknown(v)) for v in values):
+            self.doubt_never = True
+
+    def as_now(self, t: Tensor, st: State) -> Tensor:
+        """The tensor as autograd sees it now: frozen parameters no longer require grad."""
+        if t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots):
+            return Tensor(exact=t.exact, shape=t.shape)
+        if t.grad == NEVER and self.doubt_never:
+            return t.but(grad=NO, why=frozenset())
+        return t
+
+    def converted(self, args, st: State, tensors: bool) -> tuple:
+        """The tensors a NumPy function converts: those of its list arguments, and its tensor
+        arguments if ``tensors``."""
+        out = []
+        for v, _ in args:
+            if type(v) is Box:
+                out.extend(tensors_in(st.heap.get((v.oid, "*"), UNKNOWN)))
+            elif type(v) is Tup or (tensors and type(v) is Tensor):
+                out.extend(tensors_in(v))
+        return tuple(out)
+
+    def note_tensor(self, node, value, st) -> None:
+        if not self.reporting or type(value) is not Tensor:
+            return
+        freed = {s: st.freed[s] for s in value.segs if s in st.freed}
+        prior = self.tensor_facts.get(id(node))
+        if prior is not None:
+            value = join(prior[2], value)
+            freed = {s: fi for s, fi in freed.items() if s in prior[3]}  # freed on every visit
+        self.tensor_facts[id(node)] = (node, self.frame.module, value, freed)
+
+
+def _flag(args, kwargs, name, pos):
+    """A boolean argument's value: True/False, or None when absent or not a constant."""
+    if name in kwargs:
+        v = kwargs[name][0]
+    elif pos is not None and len(args) > pos:
+        v = args[pos][0]
+    else:
+        return None
+    if type(v) is Const and (v.value is None or isinstance(v.value, bool)):
+        return bool(v.value)
+    return "unknown"  # not a literal: neither frees nor retains for certain
+
+_ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+
+def _merge_entries(ts) -> dict:
+    """The ``via`` map of an op's result: each input's entries, and the input's own name for
+    segments that had none. Dicts are shared, never changed once built."""
+    via, owned = None, False
+    for t, n in ts:
+        if via is None:
+            via = t.via
+        elif t.via is not via:
+            missing = t.via.keys() - via.keys()
+            if missing:
+                if not owned:
+                    via, owned = dict(via), True
+                for s in missing:
+                    via[s] = t.via[s]
+        if n is not None and type(n) in (ast.Name, ast.Attribute):
+            unnamed = t.segs - via.keys()
+            if unnamed:
+                if not owned:
+                    via, owned = dict(via), True
+                via.update(dict.fromkeys(unnamed, n))
+    return via
+
+# values that are certainly not tensors: an op's other arguments of these kinds hide no graph
+_NOT_TENSORS = (Const, After, LibRef, Builtin, Func, Class, ModRef, GradCtx, Layer, Optim)
+
+def _holds_unknown(v: Val) -> bool:
+    if type(v) is Tup:
+        return any(_holds_unknown(x) for x in v.items)
+    return type(v) is not Tensor and type(v) not in _NOT_TENSORS
+
+def _kept(keeps: str, ts: list, out) -> frozenset:
+    """The storages an op's node saves, for its kind (``torch_api.KEEPS_*``), as far as sure."""
+    if keeps == "result":
+        return frozenset({out})
+    if keeps == "self":
+        return frozenset({ts[0].storage}) if ts and ts[0].storage is not None else frozenset()
+    if keeps == "each_other" and len(ts) >= 2:  # each operand is saved for the other's gradient
+        a, b = ts[0], ts[1]
+        return frozenset(x.storage for x, other in ((a, b), (b, a))
+                         if other.grad == YES and x.storage is not None)
+    return frozenset()
+
+def _outputs_node(call, spec):
+    """The expression of the outputs a backward call walks from: ``loss`` in ``loss.backward()``
+    and in ``torch.autograd.grad(loss, …)``."""
+    if not isinstance(call, ast.Call):
+        return None
+    if spec["tensors"] is None:
+        return call.func.value if isinstance(call.func, ast.Attribute) else None
+    if len(call.args) > spec["tensors"] and not isinstance(call.args[spec["tensors"]], ast.Starred):
+        return call.args[spec["tensors"]]
+    return next((k.value for k in call.keywords if k.arg == spec.get("tensors_kw")), None)
+
+class Reuse:
+    """A backward that reaches freed graph: the raw material of a GG101/GG102 finding."""
+
+    __slots__ = ("node", "code", "exact", "stale", "infos", "value", "module", "carriers")
+
+    def __init__(self, node, code, exact, stale, infos, value, module, carriers):
+        self.node, self.code, self.exact, self.stale = node, code, exact, stale
+        self.infos = infos  # each freed segment reached -> how it was freed
+        self.value, self.module = value, module
+        self.carriers = carriers  # variable name -> value, for the variables holding the stale graph
+
+    @property
+    def info(self):
+        return self.infos[self.stale]
+
+    @property
+    def hits(self):
+        return list(self.infos)

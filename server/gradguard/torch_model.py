@@ -1,0 +1,370 @@
+"""The torch model: what calls into torch do, read off the verified table (``torch_api``):
+factories make leaves, functions, methods and modules are ops, optimizers step. A mixin of the
+interpreter (``engine.Engine``)."""
+from __future__ import annotations
+
+import ast
+
+from . import shapes
+from . import torch_api as api
+from .state import State, forget_items
+from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, Box, Const, Func, GradCtx, Iter, Layer, Obj, Optim,
+                     Partial, Root, Tensor, Tup, Val, join, merge_via, tensors_in, truth)
+
+
+class TorchModel:
+    """Calls of torch functions, tensor methods, modules and optimizers."""
+
+    def run_closure(self, optim: Optim, closure: Func, node, st: State) -> None:
+        """``optimizer.step(closure)``: some optimizers evaluate the closure repeatedly."""
+        if optim.qual in api.OPTIMIZER_REPEATS_CLOSURE:
+            def evaluate(s, first):
+                self.invoke(closure, [], {}, s, node)
+                if self.killed:
+                    self.killed = False
+                    return None
+                return s
+
+            out = self.loop(node, st, evaluate, [])
+            if out is None:
+                self.killed = True
+            else:
+                st.adopt(out)
+        else:
+            self.invoke(closure, [], {}, st, node)
+
+    def parameters(self, module: Val, st: State) -> Val:
+        roots = self.module_roots(module, st, 0)
+        return Tensor(YES, True, roots=frozenset(roots)) if roots else Tensor()
+
+    def roots_of(self, v: Val, st: State, depth: int) -> set:
+        """The parameters in an optimizer's ``params``: tensors, modules' parameters, lists,
+        parameter-group dicts."""
+        t = type(v)
+        if t is Tensor:
+            return set(v.roots)
+        if t in (Layer, Obj):
+            return self.module_roots(v, st, 0)
+        if depth > 3:
+            return set()
+        if t is Box:
+            out = self.roots_of(st.heap.get((v.oid, "*"), UNKNOWN), st, depth + 1)
+            for (oid, key), item in st.heap.items():
+                if oid == v.oid and isinstance(key, tuple):
+                    out |= self.roots_of(item, st, depth + 1)
+            return out
+        if t is Tup:
+            return set().union(*(self.roots_of(x, st, depth + 1) for x in v.items)) if v.items else set()
+        if t is Iter:
+            if v.wrap is not None and v.wrap[0] == "view":  # optimizer(params_dict.values())
+                return self.roots_of(v.wrap[1], st, depth + 1)
+            return self.roots_of(v.elem, st, depth + 1) if v.gen is None and v.wrap is None else set()
+        return set()
+
+    def module_roots(self, module: Val, st: State, depth: int) -> set:
+        if type(module) is Layer:
+            roots = {module.root} if module.root is not None else set()
+            for child in module.children:
+                roots |= self.module_roots(child, st, depth + 1)
+            return roots
+        if type(module) is Obj and depth < 4:
+            roots = set()
+            for (oid, attr), value in st.heap.items():
+                if oid == module.oid:
+                    if type(value) is Tensor and value.grad == YES and value.leaf:
+                        roots |= value.roots
+                    elif type(value) in (Layer, Obj):
+                        roots |= self.module_roots(value, st, depth + 1)
+            return roots
+        return set()
+
+    # ----------------------------------------------------------------- torch
+    def torch_call(self, qual: str, args, kwargs, node, st) -> Val:
+        if qual in _PARTIALS and args:
+            return Partial(args[0][0], tuple(args[1:]), dict(kwargs))
+        if qual in _DICT_CLASSES:
+            return self.builtin_call("dict", args, kwargs, node, st)
+        if qual in api.COPIES:
+            return self.copy_value(args[0][0] if args else UNKNOWN, node, st)
+        if qual in api.NUMPY_CONVERTERS:
+            single = api.NUMPY_CONVERTERS[qual] and args and type(args[0][0]) is Tensor
+            self.emit("to_numpy", node, st, self.converted(args[:1], st, api.NUMPY_CONVERTERS[qual]),
+                      detail=qual, target=args[0][1] if single else None)
+        if not is_torch(qual):
+            return self.unknown_call(args, kwargs)
+        if qual in api.GRAD_MODE:
+            spec = api.GRAD_MODE[qual]
+            given = args[0][0] if args else kwargs.get(api.GRAD_MODE_KEYWORD, (None, None))[0]
+            flag = truth(given) if given is not None else None
+            if spec == "not_arg0":  # inference_mode(mode=True)
+                enabled = False if given is None else (None if flag is None else not flag)
+            else:
+                enabled = spec if isinstance(spec, bool) else flag
+            if isinstance(self.stmt, ast.Expr) and self.stmt.value is node:
+                st.grad = enabled  # torch.set_grad_enabled(False) as a statement
+            return GradCtx(enabled)
+        if qual in api.FACTORIES or qual in api.COPY_CONSTRUCTORS:
+            why = frozenset()
+            if qual in api.COPY_CONSTRUCTORS and args and _literal(args[0][1]) is None:
+                why = frozenset({("detach" if type(args[0][0]) is Tensor else "rebuilt", node)})
+            return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, False), st, why),
+                               api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
+        if qual in api.PARAMETERS:
+            return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, True), st),
+                               api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
+        if qual in api.DATA_CONVERTERS and not any(tensors_in(v) or type(v) is Box for v, _ in args[:1]):
+            # data from lists, NumPy or a library: a leaf without grad (unless the data we do
+            # not see is a tensor, which these return as it is)
+            return Tensor(NEVER if args and type(args[0][0]) is Const else NO)
+        if qual in api.FUNCTIONS:
+            out = self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st,
+                          keeps=api.KEEPS_FUNCTIONS.get(qual))
+            if qual in api.LOSS_SHAPES:
+                kind, leading = api.LOSS_SHAPES[qual]
+                out.shape = shapes.loss(kind, _shape_args(args, st), _shape_kwargs(kwargs, st), len(args) - leading)
+                return out
+            return self.shaped(out, api.SHAPE_FUNCTIONS.get(qual), args, kwargs, st)
+        if qual in api.MODULES:
+            spec = api.MODULES[qual]
+            root = Root(node, self.stmt, self.frame.module.path, "params") if spec["params"] else None
+            config = None
+            if qual in api.MODULE_SHAPES or qual in api.LOSS_SHAPES or qual in api.IN_PLACE_MODULES:
+                config = (_shape_args(args, st), _shape_kwargs(kwargs, st))
+            return Layer(qual, spec, root, config=config)
+        if qual in api.MODULE_CONTAINERS or qual in api.MODULE_HOLDERS:
+            children = []
+            for v, _ in args:
+                if type(v) is Box:
+                    children.append(st.heap.get((v.oid, "*"), UNKNOWN))
+                else:
+                    children.append(v)
+            return Layer(qual, {"params": False, "saves": False}, None, tuple(children))
+        if qual.startswith(api.OPTIMIZER_PREFIXES) and qual.rsplit(".", 1)[-1][:1].isupper() \
+                and "lr_scheduler" not in qual:
+            params = args[0][0] if args else kwargs.get("params", (UNKNOWN, None))[0]
+            self.trained |= self.roots_of(params, st, 0)
+            return Optim(qual, params)
+        backward = api.BACKWARD_CALLS.get(qual)
+        if backward is not None:
+            if args:
+                target = args[backward["tensors"]][0]
+            else:  # autograd.grad(outputs=..., inputs=...), autograd.backward(tensors=...)
+                target = kwargs.get(backward["tensors_kw"], (UNKNOWN, None))[0]
+            return self.backward(node, backward, target, args, kwargs, st)
+        inputs = list(args) + list(kwargs.values())  # Categorical(logits=...) passes by keyword
+        if any(type(v) is Tensor for v, _ in inputs):
+            if qual.rsplit(".", 1)[-1][:1].isupper():
+                # a class (a Distribution): an object holding its arguments' graph, no node of
+                # its own (what it computes, log_prob(), is the node, and the thing to detach)
+                ts = [t for v, _ in inputs for t in tensors_in(v) if t.grad != NO]
+                if not ts:
+                    return Tensor()
+                return Tensor(max(t.grad for t in ts), False, frozenset().union(*(t.segs for t in ts)),
+                              frozenset().union(*(t.roots for t in ts)), merge_via(ts),
+                              all(t.exact for t in ts), frozenset().union(*(t.weak for t in ts)))
+            return self.op(node, inputs, None, st)
+        return UNKNOWN
+
+    def copy_value(self, v: Val, node, st) -> Val:
+        """``copy.deepcopy(module)``: a module of the same kind with parameters of its own."""
+        if type(v) is Layer:
+            root = Root(node, self.stmt, self.frame.module.path, "params") if v.root is not None else None
+            return Layer(v.qual, v.spec, root, tuple(self.copy_value(c, node, st) for c in v.children), v.config)
+        return v
+
+    def leaf(self, node, requires_grad, st, why=frozenset()) -> Tensor:
+        if requires_grad is False:
+            return Tensor(NEVER, why=why, storage=(node, self.frame.ctx))
+        root = Root(node, self.stmt, self.frame.module.path, "tensor")
+        return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}), storage=root)
+
+    def tensor_method(self, t: Tensor, name, args, kwargs, node, st) -> Val:
+        if name == "backward":
+            return self.backward(node, api.BACKWARD_CALLS["Tensor.backward"], t, args, kwargs, st)
+        if name in api.TO_NUMPY_METHODS:
+            self.emit("to_numpy", node, st, (t,), target=node.func.value, detail=name)
+        if name in api.SEVER_METHODS or name in api.SAMPLE_METHODS:
+            if name in api.PYTHON_VALUE_METHODS:
+                return UNKNOWN
+            detach = name in api.DETACHES  # the same memory, without the graph
+            why = frozenset({("detach", node)}) if detach else frozenset()
+            return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else None),
+                               api.SHAPE_METHODS.get(name),
+                               [(t, node.func.value)] + list(args), kwargs, st)
+        if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
+            flag = name == api.REQUIRES_GRAD_SETTER and (truth(args[0][0]) if args else
+                                                         _kw_truth(kwargs, api.REQUIRES_GRAD, True))
+            if flag is False and t.leaf:
+                self.freeze(t.roots, st)
+            receiver = node.func.value
+            if flag is not False and t.grad == NEVER and not isinstance(receiver, ast.Call) and not (
+                    isinstance(receiver, ast.Name) and receiver.id not in self.frame.elements):
+                self.doubt_never = True  # the tensor is held elsewhere too (a list, an attribute)
+            out = self.leaf(node, flag, st) if t.leaf or not flag else t
+            if out is not t:
+                out.shape = t.shape
+            receiver = node.func.value
+            if isinstance(receiver, ast.Name):
+                st.bind(receiver.id, out)
+                box = self.frame.elements.get(receiver.id)
+                if box is not None and flag:  # ``for p in params: p.requires_grad_()`` changes the list's elements
+                    key = (box.oid, "*")
+                    st.heap[key] = join(st.heap[key], out) if key in st.heap else out
+                    forget_items(st, box)
+            return out
+        if name in api.TENSOR_METHODS:
+            return self.shaped(self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()),
+                                       api.TENSOR_METHODS[name], st, keeps=api.KEEPS_METHODS.get(name)),
+                               api.SHAPE_METHODS.get(name), [(t, node.func.value)] + list(args), kwargs, st)
+        if api.is_in_place_method(name):
+            self.emit("in_place", node, st, (self.as_now(t, st),), target=node.func.value, detail=name)
+            self.modified(t.storage, node, st, node.func.value)
+            self.filled(t, [v for v, _ in args] + [v for v, _ in kwargs.values()], st)
+            frozen = t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots)
+            if frozen and st.grad is not False:
+                self.absorb(t.roots, args, st)
+            elif t.leaf and t.grad == YES:
+                st.mark_stepped()
+                self.trained |= t.roots
+                self.emit("step", node, st, roots=t.roots)
+            if name in api.GRAD_TENSOR_RESETS:  # p.grad.zero_(), p.grad.data.zero_()
+                owner = _grad_owner(node.func.value)
+                if owner is not None:
+                    value = self.ev(owner, st)
+                    if type(value) is Tensor:
+                        self.emit("grad_reset", node, st, roots=value.roots)
+            return t
+        if name == api.RETAIN_GRAD:  # .grad of this non-leaf will be kept
+            st.heap[("retained", t.segs)] = Const(True)
+        if name in ("register_hook", api.RETAIN_GRAD):
+            return NONE
+        return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()), None, st)
+
+    def call_layer(self, layer: Layer, args, node, st) -> Val:
+        if layer.qual in api.MODULE_CONTAINERS:
+            x = args
+            out = UNKNOWN
+            for child in layer.children:
+                out = self.call(child, x, {}, node, st)
+                x = [(out, None)]
+            return out
+        inputs = list(args)
+        if layer.root is not None and (layer.root, "frozen") not in st.heap:
+            inputs.append((Tensor(YES, True, roots=frozenset({layer.root}), storage=layer.root), None))
+        elif layer.root is not None:
+            # frozen on some path (the flag is not known to hold on every one): its output may
+            # still require grad
+            inputs.append((st.heap.get((layer.root, "absorbed"), Tensor()), None))
+        storage = None
+        if _in_place_layer(layer) and args and type(args[0][0]) is Tensor:  # nn.ReLU(inplace=True)
+            storage = args[0][0].storage
+            self.modified(storage, node, st, args[0][1])
+        out = self.op(node, inputs, layer.spec.get("saves"), st, keeps=api.KEEPS_MODULES.get(layer.qual),
+                      storage=storage)
+        out.shape = _layer_shape(layer, _shape_args(args, st))
+        returns = layer.spec.get("returns", "tensor")
+        if returns == "output_and_hidden_pair":  # LSTM: (output, (h, c))
+            return Tup((out, Tup((out, out))))
+        if returns != "tensor":
+            return Tup((out, out))
+        return out
+
+    def absorb(self, roots, args, st: State) -> None:
+        """``t.mul_(a).add_((1 - a) * s)`` with grad on, on weights that do not require grad
+        (an EMA teacher's): they now hold the graph of what was added, and pass it on."""
+        graphs = [t for v, _ in args for t in tensors_in(v) if t.segs]
+        if not graphs:
+            return
+        added = graphs[0]
+        for t in graphs[1:]:
+            added = join(added, t)
+        for r in roots:
+            key = (r, "absorbed")
+            st.heap[key] = join(st.heap[key], added) if key in st.heap else added
+
+    def freeze(self, roots, st: State) -> None:
+        """``requires_grad_(False)`` on parameters: modules built from them no longer add graph."""
+        for root in roots:
+            st.heap[(root, "frozen")] = Const(True)
+
+    def shaped(self, out: Val, kind, args, kwargs, st: State, rule=shapes.result) -> Val:
+        """Give ``out``, a tensor just made by an op, the shape ``kind`` of the shape table says."""
+        if kind is None or type(out) is not Tensor:
+            return out
+        if kind == "literal":
+            out.shape = shapes.literal(_literal(args[0][1])) if args else None
+        else:
+            out.shape = rule(kind, _shape_args(args, st), _shape_kwargs(kwargs, st))
+        return out
+
+
+def _kw_truth(kwargs, name, default):
+    if name not in kwargs:
+        return default
+    return truth(kwargs[name][0])
+
+_DICT_CLASSES = frozenset({"collections.OrderedDict", "typing.OrderedDict"})
+
+_PARTIALS = frozenset({"functools.partial"})
+
+def _in_place_layer(layer: Layer) -> bool:
+    """A module built to modify its input (``nn.ReLU(inplace=True)``)."""
+    spec = api.IN_PLACE_MODULES.get(layer.qual)
+    if spec is None or layer.config is None:
+        return False
+    args, kwargs = layer.config
+    keyword, pos = spec
+    return kwargs.get(keyword, args[pos] if len(args) > pos else False) is True
+
+def is_torch(qual: str) -> bool:
+    return qual == api.TORCH or qual.startswith(api.TORCH + ".")
+
+def _grad_owner(expr):
+    """``p`` in ``p.grad`` / ``p.grad.data``: whose gradient an expression is, if it is one."""
+    while isinstance(expr, ast.Attribute) and expr.attr in api.SEVER_ATTRIBUTES:
+        if expr.attr == api.GRAD_ATTRIBUTE:
+            return expr.value
+        expr = expr.value
+    return None
+
+def _shape_arg(v: Val, node, st: State):
+    """An argument as the shape rules see it (``shapes.result``)."""
+    tv = type(v)
+    if tv is Tensor:
+        return shapes.Of(v.shape)
+    if tv is Const:
+        return v.value
+    if tv is Tup:
+        return tuple(_shape_arg(x, None, st) for x in v.items)
+    if tv is Box and isinstance(node, (ast.List, ast.Tuple)) \
+            and not any(isinstance(e, ast.Starred) for e in node.elts):
+        elem = _shape_arg(st.heap.get((v.oid, "*"), UNKNOWN), None, st)
+        return [elem] * len(node.elts)  # torch.stack([a, b]): a sequence of known length
+    return shapes.OPAQUE
+
+def _shape_args(args, st: State) -> list:
+    return [_shape_arg(v, n, st) for v, n in args]
+
+def _shape_kwargs(kwargs, st: State) -> dict:
+    return {k: _shape_arg(v, n, st) for k, (v, n) in kwargs.items()}
+
+def _literal(node):
+    """Literal data as written (``[[1., 2.], [3., 4.]]``); None for what is not a literal."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _literal(node.operand)
+    if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return [_literal(e) for e in node.elts]
+    return None
+
+def _layer_shape(layer: Layer, inputs: list):
+    """The shape of a built-in module's output (``MODULE_SHAPES``, ``LOSS_SHAPES``)."""
+    if layer.config is None:
+        return None
+    args, kwargs = layer.config
+    if layer.qual in api.LOSS_SHAPES:
+        kind, leading = api.LOSS_SHAPES[layer.qual]
+        return shapes.loss(kind, inputs, kwargs, len(args) - leading)
+    kind = api.MODULE_SHAPES.get(layer.qual)
+    return shapes.module(kind, args, kwargs, inputs) if kind is not None else None
