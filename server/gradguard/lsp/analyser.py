@@ -32,8 +32,9 @@ from typing import BinaryIO, Callable, Optional
 MAX_RSS_MB = 400  # the child is replaced after an analysis that leaves it larger
 HARD_LIMIT_SECONDS = 120.0  # an analysis still running then is ended with its process
 POLL_SECONDS = 0.02  # how often the parent looks whether the running analysis is still wanted
-PAUSE_SECONDS = 1.0  # no job for this long: the child collects all its garbage
-FULL_EVERY = 16
+PAUSE_SECONDS = 1.0  # no job for this long: the child looks whether a full collection is due
+FULL_EVERY = 16  # and after this many jobs in a row
+FULL_GROWTH = 50_000  # objects kept since the last full collection that make one due (some 7 MB)
 _HEADER = struct.Struct("<Q")
 _PACKAGE_HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -91,8 +92,11 @@ def _rss_mb() -> float:
 
 def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
     """The child's loop: one job in, one outcome out. A reader thread takes the messages, so a
-    cancellation arrives while an analysis runs. Automatic collection is off; the young
-    generations are collected after each job, all of them when no job comes for a while or after
+    cancellation arrives while an analysis runs. Automatic collection is off: the young
+    generations are collected after each job, and what survives them (loaded modules, outlines)
+    is frozen out of later passes. A full collection, which would scan the loaded modules' trees
+    (half a second, delaying the next job), runs only when the objects kept have grown by
+    ``FULL_GROWTH`` since the last one, looked at when no job comes for a while or after
     ``FULL_EVERY`` jobs in a row. The engine's call memo is emptied after each job: it keeps the
     syntax trees of the functions it saw, each version of an edited file's included, and measured
     on real files, re-analysis costs the same without it."""
@@ -114,12 +118,21 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
     threading.Thread(target=read, daemon=True).start()
     gc.freeze()  # the imports live as long as the process: keep them out of full passes
     gc.disable()
+    kept = [gc.get_freeze_count()]  # after the last full collection
+
+    def collect_if_grown() -> None:
+        if gc.get_freeze_count() > kept[0] + FULL_GROWTH:  # a walk over them: milliseconds
+            gc.unfreeze()
+            gc.collect()
+            gc.freeze()
+            kept[0] = gc.get_freeze_count()
+
     since_full = 0
     while True:
         try:
             job = jobs.get(timeout=PAUSE_SECONDS) if since_full else jobs.get()
         except queue.Empty:
-            gc.collect()
+            collect_if_grown()
             since_full = 0
             continue
         if job is None:
@@ -145,12 +158,12 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
             return
         del outcome
         forget_calls()
+        gc.collect(1)
+        gc.freeze()
         since_full += 1
         if since_full >= FULL_EVERY:
-            gc.collect()
+            collect_if_grown()
             since_full = 0
-        else:
-            gc.collect(1)
 
 
 # --- the parent ------------------------------------------------------------------------------------
