@@ -88,6 +88,15 @@ W = "import torch\nw = torch.ones(3, requires_grad=True)\n"
     ("import torch\nimport lib\nloss = (lib.model(torch.ones(3)) * 2).sum()\nloss.backward()\n", []),
     # a buffer filled with a graph in a helper: the buffer may now require grad
     (W + "buf = torch.zeros(3)\ndef fill(b):\n    b[0] = w[0] * 2\nfill(buf)\nbuf.sum().backward()\n", []),
+    # GG104 through frozen parameters: only when every one is frozen on every path
+    ("import torch\nm = torch.nn.Linear(2, 1)\nfor p in m.parameters():\n    p.requires_grad = False\n"
+     "m(torch.ones(3, 2)).sum().backward()\n", [("GG104", 5)]),
+    ("import torch\nm = torch.nn.Linear(2, 1)\nm.requires_grad_(False)\nm(torch.ones(3, 2)).sum().backward()\n",
+     [("GG104", 4)]),
+    ("import torch\nm = torch.nn.Linear(2, 1)\nm.weight.requires_grad = False\n"
+     "m(torch.ones(3, 2)).sum().backward()\n", []),  # the bias still requires grad
+    ("import torch\nimport sys\nm = torch.nn.Linear(2, 1)\nfor p in m.parameters():\n    if sys.argv:\n"
+     "        p.requires_grad = False\nm(torch.ones(3, 2)).sum().backward()\n", []),
     # GG105: the shape is followed as far as "one element or not"
     (W + "(w * 2).backward()\n", [("GG105", 3)]),
     (W + "(w * 2).sum().backward()\n", []),

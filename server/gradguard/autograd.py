@@ -32,7 +32,8 @@ class Autograd:
                         if absorbed is not None:
                             ts.append((absorbed, n))
                     if all((r, "frozen") in heap for r in v.roots):
-                        unsure = True  # frozen on some path: it adds no graph of its own
+                        # frozen (on some path, or for sure): it adds no graph of its own
+                        unsure = unsure or any(heap.get((r, "frozen_all")) != Const(True) for r in v.roots)
                         continue
                 ts.append((v, n))
                 continue

@@ -79,11 +79,12 @@ class Frame:
 
 
 class LoopCtx:
-    __slots__ = ("breaks", "continues")
+    __slots__ = ("breaks", "continues", "node")
 
-    def __init__(self):
+    def __init__(self, node=None):
         self.breaks: list = []
         self.continues: list = []
+        self.node = node  # the loop statement
 
 
 class Engine(TorchModel, Autograd):
@@ -288,7 +289,7 @@ class Engine(TorchModel, Autograd):
 
     def unrolled(self, st, node, items):
         """One pass per element, aging the graphs built in between, like a loop does."""
-        ctx = LoopCtx()
+        ctx = LoopCtx(node)
         self.frame.loops.append(ctx)
         self.created.append(set())
         cur = st
@@ -311,6 +312,18 @@ class Engine(TorchModel, Autograd):
 
     s_AsyncFor = s_For
 
+    def every_parameter(self, name) -> bool:
+        """``name`` is the variable of the loop this statement is directly in, and that loop walks
+        every parameter of a module (``for p in model.parameters(): <this statement>``)."""
+        loop = self.frame.loops[-1].node if self.frame.loops else None
+        if not (isinstance(loop, ast.For) and isinstance(name, ast.Name) and self.stmt in loop.body):
+            return False
+        target = loop.target.elts[-1] if isinstance(loop.target, ast.Tuple) and loop.target.elts else loop.target
+        it = loop.iter
+        return isinstance(target, ast.Name) and target.id == name.id and isinstance(it, ast.Call) \
+            and isinstance(it.func, ast.Attribute) and it.func.attr in api.MODULE_PARAMETER_METHODS \
+            and not it.args and not it.keywords
+
     def s_While(self, node, st):
         def step(s, first):
             if truth(self.ev(node.test, s)) is False:
@@ -325,7 +338,7 @@ class Engine(TorchModel, Autograd):
         """Iterations 1 and 2 are analysed exactly (each from the state the previous one left);
         iterations 3 and later from the fixpoint of the aged back edges. Reports made in a
         fixpoint pass that turns out not to be the last are dropped."""
-        ctx = LoopCtx()
+        ctx = LoopCtx(key)
         self.frame.loops.append(ctx)
         self.created.append(set())
 
@@ -554,7 +567,7 @@ class Engine(TorchModel, Autograd):
             elif type(obj) is Tensor and target.attr == api.GRAD_ATTRIBUTE:
                 self.emit("grad_reset", target, st, roots=obj.roots)  # p.grad = None (or zeros)
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and truth(value) is False:
-                self.freeze(obj.roots, st)
+                self.freeze(obj.roots, st, self.every_parameter(target.value))
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and isinstance(target.value, ast.Name):
                 # ``t.requires_grad = True`` (or a flag): t may now require grad
                 flag = truth(value)
@@ -1193,7 +1206,7 @@ class Engine(TorchModel, Autograd):
                 return UNKNOWN  # the handle
             if name in api.MODULE_SELF_METHODS:
                 if name == api.REQUIRES_GRAD_SETTER and args and truth(args[0][0]) is False:
-                    self.freeze(self.module_roots(recv, st, 0), st)
+                    self.freeze(self.module_roots(recv, st, 0), st, True)
                 return recv
             if name in (api.MODULE_FORWARD, "__call__"):
                 return self.call(recv, args, kwargs, node, st)

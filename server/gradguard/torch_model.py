@@ -127,6 +127,8 @@ class TorchModel:
         if qual in api.MODULES:
             spec = api.MODULES[qual]
             root = Root(node, self.stmt, self.frame.module.path, "params") if spec["params"] else None
+            if root is not None:
+                st.heap[(root, "frozen_all")] = Const(False)
             config = None
             if qual in api.MODULE_SHAPES or qual in api.LOSS_SHAPES or qual in api.IN_PLACE_MODULES:
                 config = (_shape_args(args, st), _shape_kwargs(kwargs, st))
@@ -176,6 +178,7 @@ class TorchModel:
         if requires_grad is False:
             return Tensor(NEVER, why=why, storage=(node, self.frame.ctx))
         root = Root(node, self.stmt, self.frame.module.path, "tensor")
+        st.heap[(root, "frozen_all")] = Const(False)
         return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}), storage=root)
 
     def tensor_method(self, t: Tensor, name, args, kwargs, node, st) -> Val:
@@ -195,7 +198,7 @@ class TorchModel:
             flag = name == api.REQUIRES_GRAD_SETTER and (truth(args[0][0]) if args else
                                                          _kw_truth(kwargs, api.REQUIRES_GRAD, True))
             if flag is False and t.leaf:
-                self.freeze(t.roots, st)
+                self.freeze(t.roots, st, self.every_parameter(node.func.value))
             receiver = node.func.value
             if flag is not False and t.grad == NEVER and not isinstance(receiver, ast.Call) and not (
                     isinstance(receiver, ast.Name) and receiver.id not in self.frame.elements):
@@ -251,10 +254,11 @@ class TorchModel:
         inputs = list(args)
         if layer.root is not None and (layer.root, "frozen") not in st.heap:
             inputs.append((Tensor(YES, True, roots=frozenset({layer.root}), storage=layer.root), None))
-        elif layer.root is not None:
-            # frozen on some path (the flag is not known to hold on every one): its output may
-            # still require grad
+        elif layer.root is not None and st.heap.get((layer.root, "frozen_all")) != Const(True):
+            # frozen on some path, or only some of its parameters: its output may still require grad
             inputs.append((st.heap.get((layer.root, "absorbed"), Tensor()), None))
+        elif layer.root is not None and (layer.root, "absorbed") in st.heap:
+            inputs.append((st.heap[(layer.root, "absorbed")], None))
         storage = None
         if _in_place_layer(layer) and args and type(args[0][0]) is Tensor:  # nn.ReLU(inplace=True)
             storage = args[0][0].storage
@@ -282,10 +286,15 @@ class TorchModel:
             key = (r, "absorbed")
             st.heap[key] = join(st.heap[key], added) if key in st.heap else added
 
-    def freeze(self, roots, st: State) -> None:
-        """``requires_grad_(False)`` on parameters: modules built from them no longer add graph."""
+    def freeze(self, roots, st: State, every=False) -> None:
+        """``requires_grad_(False)`` on parameters: modules built from them no longer add graph.
+        ``every``: on all of each root's parameters (a module's ``requires_grad_(False)``, a loop
+        over all its parameters), so "frozen" holds for the root itself; the flag starts False
+        where the root is made, so a path that did not freeze makes it unknown at a join."""
         for root in roots:
             st.heap[(root, "frozen")] = Const(True)
+            if every:
+                st.heap[(root, "frozen_all")] = Const(True)
 
     def shaped(self, out: Val, kind, args, kwargs, st: State, rule=shapes.result) -> Val:
         """Give ``out``, a tensor just made by an op, the shape ``kind`` of the shape table says."""
