@@ -33,7 +33,7 @@ class Autograd:
                             ts.append((absorbed, n))
                     if all((r, "frozen") in heap for r in v.roots):
                         # frozen (on some path, or for sure): it adds no graph of its own
-                        unsure = unsure or any(heap.get((r, "frozen_all")) != Const(True) for r in v.roots)
+                        unsure = unsure or any(heap.get((r.node, "frozen_all")) != Const(True) for r in v.roots)
                         continue
                 ts.append((v, n))
                 continue

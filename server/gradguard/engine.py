@@ -31,7 +31,7 @@ from .autograd import Autograd
 from .state import Ager, State, forget_items, join_states
 from .torch_model import TorchModel, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
-                     GradCtx, Iter, Layer, ModRef, Obj, Optim, Root, Seg, Super, Tensor, LibRef, Partial, Tup, Unknown,
+                     GradCtx, Iter, Layer, ModRef, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, Unknown,
                      Val, join, merge_via, strong, tensors_in, truth)
 
 MAX_LOOP_PASSES = 6
@@ -573,7 +573,7 @@ class Engine(TorchModel, Autograd):
                 flag = truth(value)
                 if obj.grad == NEVER and target.value.id in self.frame.elements:
                     self.doubt_never = True  # the list it came from holds it too
-                root = Root(target, self.stmt, self.frame.module.path, "tensor")
+                root = self.new_root(target, "tensor", st)
                 st.bind(target.value.id, obj.but(grad=YES if flag else MAYBE, roots=obj.roots | {root}, why=frozenset()))
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.grad == NEVER:
                 self.doubt_never = True  # ``self.w.requires_grad = True``: held where we do not rebind it

@@ -126,9 +126,7 @@ class TorchModel:
             return self.shaped(out, api.SHAPE_FUNCTIONS.get(qual), args, kwargs, st)
         if qual in api.MODULES:
             spec = api.MODULES[qual]
-            root = Root(node, self.stmt, self.frame.module.path, "params") if spec["params"] else None
-            if root is not None:
-                st.heap[(root, "frozen_all")] = Const(False)
+            root = self.new_root(node, "params", st) if spec["params"] else None
             config = None
             if qual in api.MODULE_SHAPES or qual in api.LOSS_SHAPES or qual in api.IN_PLACE_MODULES:
                 config = (_shape_args(args, st), _shape_kwargs(kwargs, st))
@@ -170,15 +168,14 @@ class TorchModel:
     def copy_value(self, v: Val, node, st) -> Val:
         """``copy.deepcopy(module)``: a module of the same kind with parameters of its own."""
         if type(v) is Layer:
-            root = Root(node, self.stmt, self.frame.module.path, "params") if v.root is not None else None
+            root = self.new_root(node, "params", st) if v.root is not None else None
             return Layer(v.qual, v.spec, root, tuple(self.copy_value(c, node, st) for c in v.children), v.config)
         return v
 
     def leaf(self, node, requires_grad, st, why=frozenset()) -> Tensor:
         if requires_grad is False:
             return Tensor(NEVER, why=why, storage=(node, self.frame.ctx))
-        root = Root(node, self.stmt, self.frame.module.path, "tensor")
-        st.heap[(root, "frozen_all")] = Const(False)
+        root = self.new_root(node, "tensor", st)
         return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}), storage=root)
 
     def tensor_method(self, t: Tensor, name, args, kwargs, node, st) -> Val:
@@ -254,7 +251,7 @@ class TorchModel:
         inputs = list(args)
         if layer.root is not None and (layer.root, "frozen") not in st.heap:
             inputs.append((Tensor(YES, True, roots=frozenset({layer.root}), storage=layer.root), None))
-        elif layer.root is not None and st.heap.get((layer.root, "frozen_all")) != Const(True):
+        elif layer.root is not None and st.heap.get((layer.root.node, "frozen_all")) != Const(True):
             # frozen on some path, or only some of its parameters: its output may still require grad
             inputs.append((st.heap.get((layer.root, "absorbed"), Tensor()), None))
         elif layer.root is not None and (layer.root, "absorbed") in st.heap:
@@ -286,15 +283,22 @@ class TorchModel:
             key = (r, "absorbed")
             st.heap[key] = join(st.heap[key], added) if key in st.heap else added
 
+    def new_root(self, node, kind: str, st: State) -> Root:
+        """A ``requires_grad`` origin made at ``node`` (see ``freeze`` for its flag)."""
+        st.heap[(node, "frozen_all")] = Const(False)
+        return Root(node, self.stmt, self.frame.module.path, kind)
+
     def freeze(self, roots, st: State, every=False) -> None:
         """``requires_grad_(False)`` on parameters: modules built from them no longer add graph.
         ``every``: on all of each root's parameters (a module's ``requires_grad_(False)``, a loop
-        over all its parameters), so "frozen" holds for the root itself; the flag starts False
-        where the root is made, so a path that did not freeze makes it unknown at a join."""
+        over all its parameters), so "frozen" holds for the root itself. That flag is kept per
+        site that makes roots (a bounded number of keys), set False each time one is made there,
+        so a path that did not freeze makes it unknown at a join; it is trusted only for a root
+        that is frozen itself."""
         for root in roots:
             st.heap[(root, "frozen")] = Const(True)
             if every:
-                st.heap[(root, "frozen_all")] = Const(True)
+                st.heap[(root.node, "frozen_all")] = Const(True)
 
     def shaped(self, out: Val, kind, args, kwargs, st: State, rule=shapes.result) -> Val:
         """Give ``out``, a tensor just made by an op, the shape ``kind`` of the shape table says."""
