@@ -37,6 +37,7 @@ class Fix:
     ``kind`` and the keys of ``targets`` (all Locations in the analysed file):
       - ``no_grad``: ``stmt`` – the statement(s) to wrap in ``with torch.no_grad():``
       - ``detach``: ``expr`` – the expression to append ``.detach()`` to
+      - ``detach_elements``: ``expr`` – a list of tensors, replaced by its elements detached
       - ``retain_graph``: ``call0``, ``call1``, … – backward/grad calls that need ``retain_graph=True``
       - ``insert_before``: ``before`` – a statement; insert ``texts["statement"]`` on a new line
         just before it, at its indentation (e.g. ``h = h.detach()`` at the top of a loop body)

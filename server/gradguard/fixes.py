@@ -307,6 +307,15 @@ def _detach(srcs, fix: Fix) -> list[Edit]:
     return [_insert(src, start, "("), _insert(src, end, ").detach()")]
 
 
+def _detach_elements(srcs, fix: Fix) -> list[Edit]:
+    """``np.mean(losses)`` -> ``np.mean([t.detach() for t in losses])``."""
+    loc = fix.target("expr")
+    src = _source_for(srcs, loc)
+    region, node = _exact(src, loc, (cst.BaseExpression,))
+    text = _text_between(src, (loc.line, loc.column), (loc.end_line, loc.end_column))
+    return [_replace(src, region.span(node), f"[t.detach() for t in {text}]")]
+
+
 def _torch_name(srcs: Mapping[Optional[int], _Source]) -> Optional[str]:
     """How the code refers to the ``torch`` module (``import torch as th`` -> ``th``)."""
     for src in srcs.values():
@@ -505,7 +514,7 @@ def _ones_like(keyword: str):
 
 
 _KINDS = {"retain_graph": _keyword_true("retain_graph"), "create_graph": _keyword_true("create_graph"),
-          "enable_grad": _enable_grad, "drop_detach": _drop_detach, "move_after": _move_after,
+          "enable_grad": _enable_grad, "drop_detach": _drop_detach, "detach_elements": _detach_elements, "move_after": _move_after,
           "drop_retain_graph": _drop_keyword("retain_graph"), "leaf_after": _leaf_after, "detach": _detach, "no_grad": _no_grad,
           "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),
           **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},

@@ -89,7 +89,8 @@ class TorchModel:
         if qual in api.NUMPY_CONVERTERS:
             single = api.NUMPY_CONVERTERS[qual] and args and type(args[0][0]) is Tensor
             self.emit("to_numpy", node, st, self.converted(args[:1], st, api.NUMPY_CONVERTERS[qual]),
-                      detail=qual, target=args[0][1] if single else None)
+                      detail=qual, target=args[0][1] if single else None,
+                      places=(("elements", args[0][1]),) if args and not single and args[0][1] is not None else ())
         if not is_torch(qual):
             return self.unknown_call(args, kwargs)
         if qual in api.GRAD_MODE:

@@ -17,9 +17,13 @@ def on_to_numpy(ev) -> Report | None:
     if not needing or not all(t.exact for t in needing):
         return None
     fixes = ()
+    elements = dict(ev.places).get("elements")
     if ev.target is not None:
         fixes = (FixIntent("detach", f"Detach `{short(ev.target)}` before converting it", (("expr", ev.target),),
                            preferred=True, safe=True),)
+    elif elements is not None:  # a list of tensors: detach each as NumPy takes it
+        fixes = (FixIntent("detach_elements", f"Detach the tensors of `{short(elements)}` before converting them",
+                           (("expr", elements),), preferred=True, safe=True),)
     what = f"`{short(ev.target)}`" if ev.target is not None else "a tensor in the list"
     return Report("GG107", ev.node, (("call", f"`{short(ev.node)}`"), ("what", what)), True, fixes,
                   frozenset().union(*(t.roots for t in needing)))
