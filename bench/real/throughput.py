@@ -1,6 +1,6 @@
 """Engine speed on real code: ``gradguard check`` next to bare ``ast.parse`` on the same files.
 
-    python bench/real/throughput.py [--corpus DIR] [--repos a,b] [--no-cli] [--slowest N]
+    python bench/real/throughput.py [--corpus DIR] [--repos a,b] [--no-cli] [--slowest N] [--profile F]
 
 Builds the corpus first if needed (``corpus.py``; pass ``--mirror`` through to it). Prints:
 
@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import cProfile
 import gc
 import json
 import os
+import pstats
 import resource
 import sys
 import tempfile
@@ -99,6 +102,9 @@ def main(argv=None) -> int:
     parser.add_argument("--no-cli", action="store_true", help="skip the gradguard check runs")
     parser.add_argument("--findings", default=os.path.join(tempfile.gettempdir(), "gradguard-real-findings.jsonl"))
     parser.add_argument("--json", help="write the figures here too")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="cProfile the analysis pass into FILE and print its costliest functions "
+                             "(the CPU times printed then include the profiler's)")
     args = parser.parse_args(argv)
     corpus.build(args.corpus, args.mirror, log=open(os.devnull, "w"))
     names = sorted(d for d in os.listdir(args.corpus) if not d.startswith("."))
@@ -109,8 +115,12 @@ def main(argv=None) -> int:
 
     gc.collect()
     parse_cpu, lines, parse_per = parse_pass(files)
-    with open(args.findings, "w") as out:
+    profiler = cProfile.Profile() if args.profile else None
+    with open(args.findings, "w") as out, (profiler or contextlib.nullcontext()):
         cpu, per, counts = analysis_pass(repos, out)
+    if profiler is not None:
+        profiler.dump_stats(args.profile)
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
     figures = {
         "repositories": len(repos), "files": len(files), "lines": lines,
         "parse_cpu_s": round(parse_cpu, 2), "analysis_cpu_s": round(cpu, 2),
