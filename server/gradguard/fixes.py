@@ -295,16 +295,19 @@ def _after_parens(src: _Source, pos: tuple[int, int], count: int) -> tuple[int, 
     return line, col
 
 
-def _detach(srcs, fix: Fix) -> list[Edit]:
-    loc = fix.target("expr")
-    src = _source_for(srcs, loc)
-    region, node = _exact(src, loc, (cst.BaseExpression,))
-    start, end = region.span(node)
-    if node.rpar:
-        return [_insert(src, _after_parens(src, end, len(node.rpar)), ".detach()")]
-    if isinstance(node, _ATOMIC):
-        return [_insert(src, end, ".detach()")]
-    return [_insert(src, start, "("), _insert(src, end, ").detach()")]
+def _appended(method: str):
+    """``.detach()`` / ``.mean()`` / ``.sum()`` after the target expression (parenthesised when needed)."""
+    def make(srcs, fix: Fix) -> list[Edit]:
+        loc = fix.target("expr")
+        src = _source_for(srcs, loc)
+        region, node = _exact(src, loc, (cst.BaseExpression,))
+        start, end = region.span(node)
+        if node.rpar:
+            return [_insert(src, _after_parens(src, end, len(node.rpar)), f".{method}()")]
+        if isinstance(node, _ATOMIC):
+            return [_insert(src, end, f".{method}()")]
+        return [_insert(src, start, "("), _insert(src, end, f").{method}()")]
+    return make
 
 
 def _detach_elements(srcs, fix: Fix) -> list[Edit]:
@@ -480,21 +483,6 @@ def _offset(src: _Source, pos: tuple[int, int]) -> int:
     return sum(len(text) for text in src.lines[: line - 1]) + col - 1
 
 
-def _appended(method: str):
-    """``.mean()`` / ``.sum()`` after the target expression (parenthesised when needed)."""
-    def make(srcs, fix: Fix) -> list[Edit]:
-        loc = fix.target("expr")
-        src = _source_for(srcs, loc)
-        region, node = _exact(src, loc, (cst.BaseExpression,))
-        start, end = region.span(node)
-        if node.rpar:
-            return [_insert(src, _after_parens(src, end, len(node.rpar)), f".{method}()")]
-        if isinstance(node, _ATOMIC):
-            return [_insert(src, end, f".{method}()")]
-        return [_insert(src, start, "("), _insert(src, end, f").{method}()")]
-    return make
-
-
 def _ones_like(keyword: str):
     """``keyword=torch.ones_like(<outputs>)`` added to the backward call."""
     def make(srcs, fix: Fix) -> list[Edit]:
@@ -513,12 +501,16 @@ def _ones_like(keyword: str):
     return make
 
 
-_KINDS = {"retain_graph": _keyword_true("retain_graph"), "create_graph": _keyword_true("create_graph"),
-          "enable_grad": _enable_grad, "drop_detach": _drop_detach, "detach_elements": _detach_elements, "move_after": _move_after,
-          "drop_retain_graph": _drop_keyword("retain_graph"), "leaf_after": _leaf_after, "detach": _detach, "no_grad": _no_grad,
-          "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),
-          **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},
-          "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after}
+_KINDS = {
+    "retain_graph": _keyword_true("retain_graph"), "create_graph": _keyword_true("create_graph"),
+    "drop_retain_graph": _drop_keyword("retain_graph"),
+    "detach": _appended("detach"), "drop_detach": _drop_detach, "detach_elements": _detach_elements,
+    "no_grad": _no_grad, "enable_grad": _enable_grad, "leaf_after": _leaf_after,
+    "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),
+    **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},
+    "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after,
+    "move_after": _move_after,
+}
 
 
 # --- public API --------------------------------------------------------------------------------
