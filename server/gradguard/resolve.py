@@ -24,6 +24,9 @@ class ModuleInfo:
         self.directory = os.path.dirname(path)
         self._line_starts: Optional[list] = None
         self.generators: dict = {}  # id(FunctionDef) -> whether it yields
+        # the project files its top level loaded, directly or not: path -> (stamp, size). Its
+        # cached names are only as good as those files, and reusing them costs what they cost.
+        self.closure: dict = {}
 
     def release(self, *namespaces: dict) -> None:
         """Break the reference cycles among this module's values (a class and its methods, the
@@ -61,6 +64,7 @@ class Project:
         self._jedi_project = None
         self.read: set[str] = set()  # every project file whose text was looked at
         self.imported_bytes = 0  # source loaded for imports, cached or not (the cost is parsing it)
+        self._loading: list[ModuleInfo] = []  # the modules whose top level is running, innermost last
 
     def dependencies(self, main: str) -> tuple[str, ...]:
         return tuple(sorted((self.read | self.modules.keys()) - {main}))
@@ -79,10 +83,20 @@ class Project:
         self.imported_bytes += size
         self.modules[path] = None  # an import cycle sees an empty module
         cached = _LOADED.get(path)
-        if stamp is not None and cached is not None and cached[0] == stamp:
+        if stamp is not None and cached is not None and cached[0] == stamp and self._reusable(cached[1]):
             _LOADED.move_to_end(path)
-            self.modules[path] = cached[1]
-            return cached[1]
+            module = cached[1]
+            self.modules[path] = module
+            # what its first load read is read now too: dependencies and budget as a cold load
+            self.read.update(module.closure)
+            for p, (_, size_of_p) in module.closure.items():
+                if p not in self.modules:
+                    self.imported_bytes += size_of_p
+                    kept = _LOADED.get(p)
+                    if kept is not None and kept[0] == module.closure[p][0]:
+                        self.modules[p] = kept[1]  # imported again here: the same module, not counted twice
+            self._record(path, stamp, size, module.closure)
+            return module
         try:
             text = self.overlay.get(path) or read_python(path)
             tree = parse(text, path)
@@ -90,14 +104,32 @@ class Project:
             return None
         name = dotted if level == 0 else _module_name(path, self.root)
         module = ModuleInfo(path, name, text, tree)
-        out = engine.run_module(module, module.env, budget=IMPORT_BUDGET)
+        self._loading.append(module)
+        try:
+            out = engine.run_module(module, module.env, budget=IMPORT_BUDGET)
+        finally:
+            self._loading.pop()
         if out is not None:
             module.env = out.globals
         self.modules[path] = module
+        self._record(path, stamp, size, module.closure)
         # (a module met through an import cycle keeps the names it had by then, as Python does)
         if stamp is not None:
             _cache_module(path, stamp, module)
         return module
+
+    def _record(self, path: str, stamp, size: int, closure: dict) -> None:
+        """The module loading now (if any) read ``path`` and what ``path`` read."""
+        if self._loading:
+            outer = self._loading[-1].closure
+            outer.update(closure)
+            outer[path] = (stamp, size)
+
+    def _reusable(self, module: ModuleInfo) -> bool:
+        """A cached module is as it would load now: every file its top level read is unchanged
+        (and none is an unsaved editor buffer)."""
+        return all(p not in self.overlay and stamp is not None and file_stamp(p) == stamp
+                   for p, (stamp, _) in module.closure.items())
 
     def find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
         key = (self.root, dotted, level, importer.directory)

@@ -1,0 +1,40 @@
+"""A module cached between analyses is reused only while every file its top level read is
+unchanged, and reusing it counts what it read: the same dependencies as a cold analysis."""
+from __future__ import annotations
+
+import os
+import time
+
+from gradguard import resolve
+from gradguard.analysis import analyze_source
+
+MAIN = "import torch\nfrom mid import make\nx = make()\ny = x * 2\ny.sum().backward()\ny.sum().backward()\n"
+MID = "from low import make\n"
+LOW_GRAD = "import torch\ndef make():\n    return torch.ones(2, requires_grad=True)\n"
+LOW_NOGRAD = "import torch\ndef make():\n    return torch.ones(2)\n"
+
+
+def _codes(root) -> list:
+    text = (root / "main.py").read_text()
+    result = analyze_source(text, str(root / "main.py"), str(root))
+    return [f.code for f in result.findings], sorted(os.path.basename(p) for p in result.dependencies)
+
+
+def test_a_change_two_imports_down_reaches_the_analysis(tmp_path):
+    resolve.clear_caches()
+    (tmp_path / "main.py").write_text(MAIN)
+    (tmp_path / "mid.py").write_text(MID)
+    (tmp_path / "low.py").write_text(LOW_GRAD)
+    assert _codes(tmp_path) == (["GG101"], ["low.py", "mid.py"])
+    time.sleep(0.01)
+    (tmp_path / "low.py").write_text(LOW_NOGRAD + "# changed\n")  # mid.py itself is unchanged
+    assert _codes(tmp_path) == (["GG104"], ["low.py", "mid.py"])
+
+
+def test_a_warm_analysis_has_the_dependencies_of_a_cold_one(tmp_path):
+    resolve.clear_caches()
+    (tmp_path / "main.py").write_text(MAIN)
+    (tmp_path / "mid.py").write_text(MID)
+    (tmp_path / "low.py").write_text(LOW_GRAD)
+    cold = _codes(tmp_path)
+    assert _codes(tmp_path) == cold == (["GG101"], ["low.py", "mid.py"])
