@@ -14,6 +14,7 @@ on 100,000 programs.
 from __future__ import annotations
 
 import argparse
+import gc
 import multiprocessing
 import os
 import sys
@@ -34,20 +35,21 @@ def _generated(start: int, count: int, directory: str, limit: float) -> list:
 
     from fuzzcases import judge
 
-    verdicts, texts = [], {}
+    sources = []
 
     @seed(start)
     @settings(max_examples=count, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(source=hypothesmith.from_grammar())
     def run(source):
-        if len(verdicts) >= count:
-            return
-        verdict = judge(f"generated {start}+{len(verdicts)}", source, directory, limit)
-        verdicts.append(verdict)
-        texts[verdict.name] = source
+        if len(sources) < count:
+            sources.append(source)
 
+    # generate first, then analyse: hypothesis's own objects are gone by then, so the analyser's
+    # collector passes (which run inside an analysis) scan the analyser's heap, not the generator's
     run()
-    return [(v, texts[v.name]) for v in verdicts]
+    del run
+    gc.collect()
+    return [(judge(f"generated {start}+{i}", source, directory, limit), source) for i, source in enumerate(sources)]
 
 
 def _mutated(start: int, count: int, directory: str, limit: float) -> list:
