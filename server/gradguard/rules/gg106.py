@@ -8,6 +8,8 @@ from __future__ import annotations
 
 
 import ast
+import functools
+from collections import Counter
 
 from ..values import YES
 from . import FixIntent, Report, Rule, short
@@ -48,8 +50,12 @@ def _fixes(ev, t) -> tuple:
 
 
 def _assignments(scope, name: str) -> int:
-    return sum(1 for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name
-               and isinstance(n.ctx, ast.Store)) if scope is not None else 2
+    return _assigned(scope)[name] if scope is not None else 2
+
+
+@functools.lru_cache(maxsize=4)  # a loop reads .grad many times: walk its scope once
+def _assigned(scope) -> Counter:
+    return Counter(n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
 
 
 def _requires_grad_keyword(node):
