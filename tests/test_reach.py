@@ -115,6 +115,28 @@ def test_names_are_followed_through_a_package_hub(tmp_path):
     assert _reaches(root, "whole.py")
 
 
+def test_only_code_a_file_runs_makes_it_worth_interpreting(tmp_path):
+    """The analysed file's own findings come from what it runs: its top-level statements and
+    the functions they name. Importing a training loop, naming it in ``__all__`` or a string,
+    or using it in a function nothing runs, is no reason to interpret the file."""
+    root = _project(tmp_path, {
+        "zoo/__init__.py": "from .trainer import fit\n__all__ = ['fit']\nVERSION = '1'\n",
+        "zoo/trainer.py": "def fit(model, loss):\n    loss.backward()\n",
+        "hub.py": "from zoo import fit\ntry:\n    import zoo.trainer\nexcept ImportError:\n    pass\n",
+        "lib.py": "from zoo import fit\ndef later(m):\n    fit(m, None)\nNAME = 'fit'\n",
+        "script.py": "from zoo import fit\ndef main():\n    fit(None, None)\n"
+                     "if __name__ == '__main__':\n    main()\n",
+        "assigned.py": "from zoo import fit\nrun = fit\n",
+        "fstring.py": "from zoo import fit\nprint(f'{fit(None, None)}')\n",
+    })
+    runs = {name: Reach(Project(root), f"{root}/{name}", open(f"{root}/{name}").read()).runs(f"{root}/{name}")
+            for name in ["zoo/__init__.py", "hub.py", "lib.py", "script.py", "assigned.py", "fstring.py"]}
+    assert runs == {"zoo/__init__.py": False, "hub.py": False, "lib.py": False,
+                    "script.py": True, "assigned.py": True, "fstring.py": True}
+    # whereas importing them, each of these modules may reach the backward
+    assert all(_reaches(root, name) for name in runs)
+
+
 def test_reach_is_transitive_through_the_defining_module(tmp_path):
     root = _project(tmp_path, {
         "steps.py": "def step(loss):\n    loss.backward()\n",

@@ -243,7 +243,7 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     path = os.path.abspath(path) if not path.startswith("<") else path
     project = Project(root or (project_root(path) if not path.startswith("<") else os.getcwd()), overlay)
     reach = Reach(project, path, text)
-    if not facts and not reach.module(path) and not triggered(text):
+    if not facts and not reach.runs(path) and not triggered(text):
         # no backward can run from here: nothing to report and no hover asked for, so the
         # file is only scanned, not even parsed
         return Analysis(path, [], None, None, None, project.dependencies(path))

@@ -142,9 +142,32 @@ _TOP_STMT = re.compile(r"\n[A-Za-z_@]")
 _TOP_FIRST = re.compile(r"[A-Za-z_@]")
 _FROM_WORD = re.compile(r"from[ \t]")
 _IMPORT_WORD = re.compile(r"import[ \t]")
+_IMPORT_LINE = re.compile(r"(?:from|import)[ \t]")
 # ASCII characters no identifier holds, to split a text into words in C (``_IDENT.findall``
 # builds a match object per word, three times slower)
 _NOT_WORD = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
+# a one-line string: ``__all__ = ["Trainer"]`` names nothing. A prefixed one is kept (an
+# f-string's fields run code).
+_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
+
+
+def _blank(m: re.Match) -> str:
+    start = m.start()
+    if start and (m.string[start - 1].isalnum() or m.string[start - 1] == "_"):
+        return m.group(0)
+    return '""'
+
+
+def _unstring(chunk: str) -> str:
+    return _STRING.sub(_blank, chunk) if ('"' in chunk or "'" in chunk) else chunk
+
+
+def _run_only(chunk: str) -> str:
+    """The chunk without its one-line import statements, which only bind names."""
+    if "import" not in chunk:
+        return chunk
+    return "\n".join(line for line in chunk.split("\n")
+                     if "(" in line or not line.lstrip().startswith(("from ", "import ", "from\t", "import\t")))
 
 
 def _line_matches(pattern: re.Pattern, word: re.Pattern, text: str) -> list:
@@ -177,7 +200,8 @@ class Outline:
     """What the scan needs of one module: whether its text calls a backward, the names it
     defines at the top level, and where each imported name comes from."""
 
-    __slots__ = ("path", "frees", "defined", "imports", "modules", "stars", "text", "_spans", "_uses")
+    __slots__ = ("path", "frees", "defined", "imports", "modules", "stars", "text", "_spans", "_uses", "_run",
+                 "_assigned")
 
     def __init__(self, path: str, text: str):
         self.path = path
@@ -189,10 +213,17 @@ class Outline:
             starts.insert(0, 0)
         starts.append(len(text))
         self._spans: dict[str, list] = {}
+        self._run: list = []  # the top-level statements run on import: not definitions, not imports
+        defs = set()
         for i in range(len(starts) - 1):
             m = _DEFINED.match(text, starts[i])
             if m is not None:
                 self._spans.setdefault(m.group(1) or m.group(2), []).append((starts[i], starts[i + 1]))
+                if m.group(1):
+                    defs.add(m.group(1))
+            if (m is None or m.group(2)) and not _IMPORT_LINE.match(text, starts[i]):
+                self._run.append((starts[i], starts[i + 1]))
+        self._assigned = self._spans.keys() - defs  # bound by top-level assignments only
         self.defined: set[str] = set(self._spans)
         self._uses: dict = {}
         self.imports: dict[str, tuple[str, int, Optional[str]]] = {}  # local name -> (module, level, name)
@@ -218,9 +249,18 @@ class Outline:
         if name not in self._spans:
             return None
         if name not in self._uses:
-            chunk = "\n".join(self.text[start:end] for start, end in self._spans[name])
+            chunk = _unstring("\n".join(self.text[start:end] for start, end in self._spans[name]))
             self._uses[name] = self.mentions(chunk, identifiers(chunk), name)
         return self._uses[name]
+
+    def executed(self) -> tuple[bool, set, set]:
+        """What the top-level statements that run (not ``def``, ``class`` or imports) call and name."""
+        if "" not in self._uses:
+            chunk = _run_only(_unstring("\n".join(self.text[start:end] for start, end in self._run)))
+            # what a top-level assignment binds ran with the chunk itself, and imports (under a
+            # ``try`` or ``if``) only bind
+            self._uses[""] = self.mentions(chunk, identifiers(chunk) - self._assigned)
+        return self._uses[""]
 
     def whole(self) -> tuple[bool, set, set]:
         if "*" not in self._uses:
@@ -284,6 +324,15 @@ class Reach:
     def module(self, path: str) -> bool:
         """Whether running anything of this module may reach a backward."""
         return self._answer(self._modules, path, None)
+
+    def runs(self, path: str) -> bool:
+        """Whether analysing this file may reach a backward: it calls one itself, or the code
+        it runs on its own (its top-level statements, save definitions and imports, and the
+        functions they name) may. A package's ``__init__`` re-exporting a training loop, a
+        model file importing a layer from a module that also trains, run none."""
+        out = self.outline(path)
+        return out is not None and (out.frees or self._follows(out, out.executed())
+                                    or any(self._star_module(out, base, level) for base, level in out.stars))
 
     def _module(self, path: str) -> bool:
         out = self.outline(path)

@@ -27,6 +27,7 @@ class ModuleInfo:
         # the project files its top level loaded, directly or not: path -> (stamp, size). Its
         # cached names are only as good as those files, and reusing them costs what they cost.
         self.closure: dict = {}
+        self.written: Optional[frozenset] = None  # attributes assigned outside __init__ (``invariants``)
 
     def release(self, *namespaces: dict) -> None:
         """Break the reference cycles among this module's values (a class and its methods, the
@@ -65,6 +66,7 @@ class Project:
         self.read: set[str] = set()  # every project file whose text was looked at
         self.imported_bytes = 0  # source loaded for imports, cached or not (the cost is parsing it)
         self._loading: list[ModuleInfo] = []  # the modules whose top level is running, innermost last
+        self._stamps: dict = {}  # file stamps as this analysis saw them (each closure checks many)
 
     def dependencies(self, main: str) -> tuple[str, ...]:
         return tuple(sorted((self.read | self.modules.keys()) - {main}))
@@ -76,7 +78,7 @@ class Project:
         if path in self.modules:
             return self.modules[path]
         self.read.add(path)
-        stamp = file_stamp(path) if path not in self.overlay else None
+        stamp = self._stamp(path) if path not in self.overlay else None
         size = len(self.overlay[path]) if stamp is None else (stamp[1] if stamp else 0)
         if len(self.modules) >= MAX_MODULES or self.imported_bytes + size > MAX_IMPORTED_BYTES:
             return None  # a sprawling import graph: further modules stay unknown
@@ -128,8 +130,13 @@ class Project:
     def _reusable(self, module: ModuleInfo) -> bool:
         """A cached module is as it would load now: every file its top level read is unchanged
         (and none is an unsaved editor buffer)."""
-        return all(p not in self.overlay and stamp is not None and file_stamp(p) == stamp
+        return all(p not in self.overlay and stamp is not None and self._stamp(p) == stamp
                    for p, (stamp, _) in module.closure.items())
+
+    def _stamp(self, path: str):
+        if path not in self._stamps:
+            self._stamps[path] = file_stamp(path)
+        return self._stamps[path]
 
     def find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
         key = (self.root, dotted, level, importer.directory)
@@ -164,6 +171,8 @@ class Project:
             return None  # a C extension: nothing to read (and jedi would import it to look)
         if any(_module_file(r, parts[:i]) for r in candidates for i in range(1, len(parts))):
             return None  # a module's attribute (``pkg.Class``), not a module
+        if any(os.path.isdir(os.path.join(r, *parts)) for r in candidates):
+            return None  # a namespace package: a folder without ``__init__.py`` holds no code
         return self._jedi_find(dotted, importer)
 
     def _jedi_find(self, dotted: str, importer: ModuleInfo) -> Optional[str]:
