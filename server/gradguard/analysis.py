@@ -13,7 +13,7 @@ import logging
 import os
 from typing import Optional
 
-from .causes import build_finding, report_finding
+from .rules import report_finding
 from .engine import Cancelled, Engine  # noqa: F401 - Cancelled is part of this module's API
 from .facts import Facts
 from .reach import Reach, calls_backward, triggered
@@ -260,12 +260,9 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     positions = Positions(project, main, cells)
     parents = Parents(tree)
     findings = []
-    for reuse in engine.reuses.values():
-        finding = build_finding(reuse, positions.locate, path, parents, engine.trained)
-        if not suppressed(finding, positions):
-            findings.append(finding)
+    context = {"main_path": path, "parents": parents, "trained": engine.trained}
     for report, module in engine.reports.values():
-        finding = report_finding(report, module.path, positions.locate)
+        finding = report_finding(report, module.path, positions.locate, context)
         if not suppressed(finding, positions):
             findings.append(finding)
     findings.sort(key=lambda f: (f.location.path, f.location.cell or 0, f.location.line, f.location.column, f.code))

@@ -8,6 +8,7 @@ from typing import Optional
 
 from . import torch_api as api
 from .rules import SUBSCRIBERS, Event
+from .rules.freed import Walk
 from .state import FreeInfo, State
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Box, Builtin, Class, Const, Func, GradCtx, Iter,
                      Layer, LibRef, ModRef, Obj, Optim, Seg, Tensor, Tup, Val, join, strong, tensors_in)
@@ -241,41 +242,10 @@ class Autograd:
             (x.roots & s.roots) if x.leaf else (x.segs and x.segs <= s.deps) for x in xs))
 
     def reuse(self, node, ts, hits, st) -> None:
-        # a graph without a known requires_grad origin was built only from values we could not
-        # resolve: no reason to believe anything is re-walked, so nothing to report
-        hits = [s for s in hits if s.roots]
-        if not hits:
-            return
-        exact = all(t.exact for t in ts)
-        saving = [s for s in hits if s.saves]
-        unknown = [s for s in hits if s.saves is None]
-        if saving:
-            code, pool = "GG101", saving
-        elif unknown:
-            code, pool, exact = "GG101", unknown, False
-        else:
-            code, pool = "GG102", hits
-        stale = max(pool, key=lambda s: (s.order, not s.old, s.uid))
-        if code == "GG101" and exact:
-            self.killed = True  # torch raises here: nothing after it runs on this path
-        if self.reporting:
-            value = ts[0]
-            for t in ts[1:]:
-                value = join(value, t)
-            key = (id(node), code)
-            prior = self.reuses.get(key)
-            if prior is None or (exact and not prior.exact):
-                scope = st.globals if st.locals is None else st.locals
-                carriers = {name: v for name, v in scope.items()
-                            if any(stale in t.segs for t in tensors_in(v))}
-                for name, obj in scope.items():  # attributes kept on objects: model.prev
-                    if type(obj) is Obj:
-                        for (oid, attr), v in st.heap.items():
-                            if oid == obj.oid and isinstance(attr, str) \
-                                    and any(stale in t.segs for t in tensors_in(v)):
-                                carriers[f"{name}.{attr}"] = v
-                self.reuses[key] = Reuse(node, code, exact, stale, {h: st.freed[h] for h in hits},
-                                         value, self.frame.module, carriers)
+        """A backward reaches the freed segments ``hits``: the rules of ``walk_freed`` tell what."""
+        walk = Walk({h: st.freed[h] for h in hits}, st.globals if st.locals is None else st.locals, st.heap,
+                    self.frame.module, all(t.exact for t in ts))
+        self.emit("walk_freed", node, st, tuple(ts), cause=walk, anywhere=True)
 
     def walk(self, segs) -> None:
         """A backward walks ``segs``: withdraw the reports that held only while it did not."""
@@ -293,24 +263,29 @@ class Autograd:
 
     # ----------------------------------------------------------------- rule events
     def emit(self, event: str, node, st: State, tensors=(), target=None, detail: str = "", places=(),
-             roots=frozenset()) -> None:
-        """Tell the rules that handle ``event`` what happened at ``node`` (in the analysed file:
-        findings are the analysed file's). A raising rule's exact finding ends the path."""
+             roots=frozenset(), cause=None, anywhere: bool = False) -> None:
+        """Tell the rules that handle ``event`` what happened at ``node``: in the analysed file
+        (findings are the analysed file's), or ``anywhere`` (then even where nothing is reported,
+        a raising rule's exact finding ends the path). A raising rule's exact finding ends it."""
         rules = SUBSCRIBERS.get(event)
-        if not rules or not self.reporting or self.frame.module is not self.main:
+        if not rules or (not anywhere and (not self.reporting or self.frame.module is not self.main)):
             return
         scope = self.frame.func.node if isinstance(self.frame.func, Func) else self.frame.module.tree
         ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt, scope, places,
-                   frozenset(roots), st.heap)
+                   frozenset(roots), st.heap, cause)
         for rule in rules:
             report = rule.events[event](ev)
-            key = (id(report.node), report.code) if report is not None else None  # one per place
-            if report is None or key in self.withdrawn or report.unless_walked & self.walked_segs:
+            if report is None:
                 continue
-            self.reports[key] = (report, self.frame.module)
-            if report.unless_walked_later:
-                self.pending[key] = {s: s.born for s in report.unless_walked_later}
-            if rule.raises and report.exact:
+            ends = rule.raises and report.exact
+            key = (id(report.node), report.code)  # one per place
+            prior = self.reports.get(key)
+            if not (not self.reporting or key in self.withdrawn or report.unless_walked & self.walked_segs
+                    or (rule.first_stands and prior is not None and not (report.exact and not prior[0].exact))):
+                self.reports[key] = (report, self.frame.module)
+                if report.unless_walked_later:
+                    self.pending[key] = {s: s.born for s in report.unless_walked_later}
+            if ends:
                 self.killed = True
                 return
 
@@ -407,6 +382,7 @@ def _kept(keeps: str, ts: list, out) -> frozenset:
                          if other.grad == YES and x.storage is not None)
     return frozenset()
 
+
 def _outputs_node(call, spec):
     """The expression of the outputs a backward call walks from: ``loss`` in ``loss.backward()``
     and in ``torch.autograd.grad(loss, …)``."""
@@ -417,22 +393,3 @@ def _outputs_node(call, spec):
     if len(call.args) > spec["tensors"] and not isinstance(call.args[spec["tensors"]], ast.Starred):
         return call.args[spec["tensors"]]
     return next((k.value for k in call.keywords if k.arg == spec.get("tensors_kw")), None)
-
-class Reuse:
-    """A backward that reaches freed graph: the raw material of a GG101/GG102 finding."""
-
-    __slots__ = ("node", "code", "exact", "stale", "infos", "value", "module", "carriers")
-
-    def __init__(self, node, code, exact, stale, infos, value, module, carriers):
-        self.node, self.code, self.exact, self.stale = node, code, exact, stale
-        self.infos = infos  # each freed segment reached -> how it was freed
-        self.value, self.module = value, module
-        self.carriers = carriers  # variable name -> value, for the variables holding the stale graph
-
-    @property
-    def info(self):
-        return self.infos[self.stale]
-
-    @property
-    def hits(self):
-        return list(self.infos)

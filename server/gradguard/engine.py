@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import ast
 import operator
+from itertools import compress
+from operator import is_not
 from typing import Optional
 
 from . import shapes
 from . import torch_api as api
 from .autograd import Autograd
+from .invariants import settled_names, written_attributes
 from .state import Ager, State, forget_items, join_states
 from .torch_model import TorchModel, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
@@ -94,7 +97,6 @@ class Engine(TorchModel, Autograd):
         self.project = project
         self.segs: dict = {}
         self.reporting = True
-        self.reuses: dict = {}  # (id(call), code) -> Reuse
         self.reports: dict = {}  # (id(node), code) -> (rules.Report, module): the event rules' findings
         self.entry = False  # analysing a function nothing called, with unknown arguments
         self.tensor_facts: dict = {}  # id(Name node) -> (node, module, Tensor, {Seg: FreeInfo})
@@ -125,6 +127,7 @@ class Engine(TorchModel, Autograd):
         self.summaries: set = set()  # segments built by comprehensions: one per element
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
+        self.flag_vars: dict = {}  # settled flag -> what its tests' branches left different
 
     # ----------------------------------------------------------------- modules
     def run_module(self, module, globals_: dict, budget: Optional[int] = None) -> Optional[State]:
@@ -139,7 +142,7 @@ class Engine(TorchModel, Autograd):
             self.limit = min(self.limit, self.executed + budget)
         st: Optional[State] = State(None, globals_, {}, {}, True)
         for node in module.tree.body:
-            reports = (dict(self.reuses), dict(self.reports))
+            reports = dict(self.reports)
             try:
                 st = self.exec(node, st)
             except OverBudget:
@@ -158,7 +161,7 @@ class Engine(TorchModel, Autograd):
         while len(self.created) > depth[1]:
             inner = self.created.pop()
             self.created[-1] |= inner
-        self.reuses, self.reports = reports
+        self.reports = reports
         for key in self.withdrawn & self.reports.keys():
             del self.reports[key]
         self.killed = False
@@ -248,7 +251,88 @@ class Engine(TorchModel, Autograd):
             return self.block(node.body, st)
         if known is False:
             return self.block(node.orelse, st)
-        return join_states([self.block(node.body, st.copy()), self.block(node.orelse, st)])
+        flag = self.settled_flag(node.test, st)
+        yes = st.copy()
+        if flag is not None:  # a flag tested before: each branch continues the world it chose
+            self.assume(flag[0], yes, flag[1])
+            self.assume(flag[0], st, not flag[1])
+        then, orelse = self.block(node.body, yes), self.block(node.orelse, st)
+        out = join_states([then, orelse])
+        if flag is not None and then is not None and orelse is not None:
+            self.remember_branches(flag[0], *((then, orelse) if flag[1] else (orelse, then)), out)
+        return out
+
+    # ----------------------------------------------------------------- settled flags
+    def settled_flag(self, test, st: State):
+        """(key, polarity) of a test on a flag that cannot change (``invariants``), else None."""
+        positive = True
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, positive = test.operand, not positive
+        if type(test) is ast.Name:
+            if st.locals is not None and test.id in st.locals:
+                scope, key = getattr(self.frame.func, "node", None), ("local", id(self.frame), test.id)
+            else:
+                scope, key = self.frame.module.tree, ("global", self.frame.module.path, test.id)
+            if type(scope) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module):
+                return None  # a lambda's or comprehension's
+            return (key, positive) if test.id in self._settled(scope) else None
+        if type(test) is ast.Attribute and type(test.value) is ast.Name:
+            obj = st.lookup(test.value.id)
+            if type(obj) is Obj and not self._written(test.attr):
+                return ("attr", obj.oid, test.attr), positive
+        return None
+
+    def _settled(self, scope) -> frozenset:
+        module = self.frame.module
+        names = module.settled.get(scope)
+        if names is None:
+            names = module.settled[scope] = settled_names(scope, module.text)
+        return names
+
+    def _written(self, attr: str) -> bool:
+        """Whether some loaded module may assign ``attr`` outside ``__init__``."""
+        for module in [self.main, *self.project.modules.values()]:
+            if module is None or (attr not in module.text and "setattr" not in module.text):
+                continue  # a text without the word cannot write it
+            if module.written is None:
+                if module.tree is None:
+                    return True
+                module.written = written_attributes(module.tree, module.text)
+            if attr in module.written or "*" in module.written:
+                return True
+        return False
+
+    def assume(self, key, st: State, positive: bool) -> None:
+        """Give what the last test of this flag left different in its branches the value of the
+        branch taken now, where it still holds the join of both."""
+        for var in self.flag_vars.get(key, ()):
+            record = ("guard", key, var)
+            joined, chosen = st.heap.get((record, "join")), st.heap.get((record, "then" if positive else "else"))
+            if joined is None or chosen is None:
+                continue
+            kind, name = var
+            scope = st.heap if kind == "h" else st.globals if kind == "g" else st.locals
+            if scope is not None and name in scope and (scope[name] is joined or scope[name] == joined):
+                scope[name] = chosen
+
+    def remember_branches(self, key, then: State, orelse: State, out: State) -> None:
+        found = []
+        for kind, a, b, o in (("l", then.locals, orelse.locals, out.locals), ("g", then.globals, orelse.globals,
+                                                                            out.globals),
+                              ("h", then.heap, orelse.heap, out.heap)):
+            if a is None or b is None or o is None:
+                continue
+            for name in compress(b, map(is_not, map(a.get, b), b.values())):
+                if name in a and name in o and not (kind == "h" and type(name) is tuple
+                                                    and type(name[0]) is tuple and name[0][:1] == ("guard",)):
+                    found.append((kind, name, a[name], b[name], o[name]))
+        if not found:
+            return
+        vars_ = self.flag_vars.setdefault(key, set())
+        for kind, name, a, b, o in found:
+            record = ("guard", key, (kind, name))
+            out.heap[(record, "then")], out.heap[(record, "else")], out.heap[(record, "join")] = a, b, o
+            vars_.add((kind, name))
 
     def s_For(self, node, st):
         iterable = self.ev(node.iter, st)
@@ -370,10 +454,10 @@ class Engine(TorchModel, Autograd):
         return join_states(exits)
 
     def snapshot(self):
-        return dict(self.reuses), dict(self.reports), dict(self.tensor_facts), dict(self.backward_facts)
+        return dict(self.reports), dict(self.tensor_facts), dict(self.backward_facts)
 
     def restore(self, snapshot) -> None:
-        self.reuses, self.reports, self.tensor_facts, self.backward_facts = snapshot
+        self.reports, self.tensor_facts, self.backward_facts = snapshot
         for key in self.withdrawn & self.reports.keys():
             del self.reports[key]
 
@@ -1064,7 +1148,7 @@ class Engine(TorchModel, Autograd):
             hit = _PLAIN_CALLS.get(key)
             if hit is not None:
                 return hit
-            before = (dict(st.heap), dict(st.freed), dict(st.wfreed), len(self.segs), len(self.reuses),
+            before = (dict(st.heap), dict(st.freed), dict(st.wfreed), len(self.segs), len(self.reports),
                       len(self.trained))
         ctx = ((node,) + self.frame.ctx)[:CONTEXT_DEPTH]
         shared = fn.module is self.frame.module
@@ -1078,7 +1162,7 @@ class Engine(TorchModel, Autograd):
         # a call may spend at most half of what its caller has left: the caller always finishes
         own = self.executed + CALL_BUDGET
         self.limit = min(self.limit, own, (self.executed + self.limit) // 2)
-        depth, reports = (len(self.frames), len(self.created)), (dict(self.reuses), dict(self.reports))
+        depth, reports = (len(self.frames), len(self.created)), dict(self.reports)
         self.frame = frame
         self.frames.append(frame)
         offs = len(self.grad_off)
@@ -1112,7 +1196,7 @@ class Engine(TorchModel, Autograd):
             value = v if value is None else join(value, v)
         value = value if value is not None else NONE
         if key is not None and _plain(value) and before == (end.heap, end.freed, end.wfreed, len(self.segs),
-                                                             len(self.reuses), len(self.trained)):
+                                                             len(self.reports), len(self.trained)):
             _remember(key, value)
         return value
 

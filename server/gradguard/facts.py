@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .findings import BackwardFact, GraphStep, TensorFact
+from .rules.freed import Reuse
 from .values import MAYBE, YES
 
 MAX_CHAIN = 8  # graph steps kept per fact (the last ones: nearest the hovered place)
@@ -41,8 +42,10 @@ class Facts:
     def _build(self, engine) -> None:
         pos, main, index = self._positions, self._main, self.index
         reused: dict = {}
-        for reuse in engine.reuses.values():
-            reused.setdefault(id(reuse.info.call), []).append(pos.locate(reuse.node, reuse.module.path))
+        for report, _ in engine.reports.values():
+            reuse = report.cause
+            if isinstance(reuse, Reuse):  # a walk of freed graph: where the graph a call freed is reused
+                reused.setdefault(id(reuse.info.call), []).append(pos.locate(reuse.node, reuse.module.path))
         for node, module, value, freed in engine.tensor_facts.values():
             if module is not main:
                 continue

@@ -27,7 +27,9 @@ class ModuleInfo:
         # the project files its top level loaded, directly or not: path -> (stamp, size). Its
         # cached names are only as good as those files, and reusing them costs what they cost.
         self.closure: dict = {}
-        self.written: Optional[frozenset] = None  # attributes assigned outside __init__ (``invariants``)
+        # ``invariants``: the attributes it assigns outside __init__, the names each scope binds once
+        self.written: Optional[frozenset] = None
+        self.settled: dict = {}
 
     def release(self, *namespaces: dict) -> None:
         """Break the reference cycles among this module's values (a class and its methods, the
@@ -43,6 +45,7 @@ class ModuleInfo:
                         attr.owner = attr.closure = None
                 value.attrs.clear()
         self.env.clear()
+        self.settled.clear()  # keyed by its syntax tree's nodes
         self.tree = None  # classes made in functions stay in cycles until a full pass: not with the tree
 
     def source_of(self, node) -> str:

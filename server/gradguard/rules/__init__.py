@@ -9,6 +9,7 @@ default and the one the CLI prints.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import pkgutil
 import re
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Optional
 
-from ..findings import Finding
+from ..findings import Finding, Fix, Related
 
 #: The rule pages ship inside the package, so every install can link to its own copy.
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
@@ -38,6 +39,13 @@ class Rule:
     #: for a rule that needs no backward: text without a match cannot hold its finding, so a
     #: file is interpreted only if it (or what it uses) calls a backward or matches a trigger
     trigger: Optional[re.Pattern] = None
+    #: builds the finding of a report, with positions: ``(report, path, locate, context)``, where
+    #: ``context`` holds ``main_path``, ``parents`` and ``trained``; by default the report's
+    #: args, related places and fixes as they are (``report_finding``)
+    finding: Optional[Callable] = None
+    #: at a place already reported, a later report replaces the first only if it is exact and
+    #: the first was not (a loop's first iteration tells the story; later ones repeat it)
+    first_stands: bool = False
 
     @property
     def doc(self) -> str:
@@ -54,7 +62,9 @@ class Rule:
 class Event:
     """What the interpreter saw, in autograd terms, at one expression.
 
-    Events: ``to_numpy`` (a tensor turned into a NumPy array), ``read_grad`` (its ``.grad``
+    Events: ``walk_freed`` (a backward or autograd.grad call reaches graph an earlier one freed:
+    ``cause`` says which and how; heard wherever it happens, not only in the analysed file),
+    ``to_numpy`` (a tensor turned into a NumPy array), ``read_grad`` (its ``.grad``
     read), ``in_place`` (a tensor modified in place: a method, an augmented assignment, an
     indexed assignment), ``backward`` (a backward or autograd.grad call, over ``tensors``),
     ``implicit_gradient`` (the same call made without a gradient argument, so torch seeds it
@@ -83,6 +93,8 @@ class Event:
     # the abstract state's heap, where a rule may keep facts of its own under keys that start
     # with its code; they are copied, joined and aged like every other value
     facts: Optional[dict] = None
+    # for ``walk_freed``: the walk (``freed.Walk``): the freed segments reached and how
+    cause: object = None
 
     def statement_run(self, keep: Callable[[ast.stmt], bool]) -> tuple:
         """``stmt`` and the sibling statements right after it that ``keep`` accepts (a fix
@@ -126,6 +138,7 @@ class Report:
     # withdrawn if a backward walks one of these segments later, as they are now (the same run
     # of their op, or what a loop keeps of it in its next iterations)
     unless_walked_later: frozenset = frozenset()
+    cause: object = None  # what the rule's ``finding`` builds the finding from
 
 
 MAX_TEXT = 48
@@ -135,23 +148,6 @@ def short(node: ast.AST) -> str:
     """A node's source text, cut to fit in a message."""
     text = ast.unparse(node)
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
-
-
-def _discover() -> dict:
-    found = []
-    for info in pkgutil.iter_modules(__path__):
-        if re.fullmatch(r"gg\d{3}", info.name):
-            found.append(importlib.import_module(f"{__name__}.{info.name}").RULE)
-    return {rule.code: rule for rule in sorted(found, key=lambda r: r.code)}
-
-
-RULES: dict[str, Rule] = _discover()
-TRIGGERS: tuple = tuple(rule.trigger for rule in RULES.values() if rule.trigger is not None)
-#: event name -> the rules that handle it
-SUBSCRIBERS: dict[str, tuple] = {}
-for _rule in RULES.values():
-    for _event in _rule.events:
-        SUBSCRIBERS[_event] = SUBSCRIBERS.get(_event, ()) + (_rule,)
 
 
 # Messages of the related places of a finding, by key.
@@ -175,6 +171,24 @@ RELATED: dict[str, dict[str, str]] = {
                  "zh-cn": "被保存的张量在此处被原地修改（`{what}`）"},
     "saved": {"en": "`{what}` saved it for the backward here", "zh-cn": "`{what}` 在此处为反向传播保存了它"},
 }
+
+
+def _discover() -> dict:
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        if re.fullmatch(r"gg\d{3}", info.name):
+            found.append(importlib.import_module(f"{__name__}.{info.name}").RULE)
+    return {rule.code: rule for rule in sorted(found, key=lambda r: r.code)}
+
+
+RULES: dict[str, Rule] = _discover()
+TRIGGERS: tuple = tuple(rule.trigger for rule in RULES.values() if rule.trigger is not None)
+#: event name -> the rules that handle it
+SUBSCRIBERS: dict[str, tuple] = {}
+for _rule in RULES.values():
+    for _event in _rule.events:
+        SUBSCRIBERS[_event] = SUBSCRIBERS.get(_event, ()) + (_rule,)
+
 
 LOCALES = ("en", "zh-cn")
 
@@ -205,3 +219,35 @@ def render(finding: Finding, locale: str = "en") -> str:
     if rule is None or locale == "en" or locale not in rule.message or not finding.args:
         return finding.message
     return rule.message[locale].format(**dict(finding.args))
+
+
+def related(key: str, location, **args) -> Related:
+    """A related place: its message, from ``RELATED[key]``."""
+    return Related(location, RELATED[key]["en"].format(**args), key, tuple(args.items()))
+
+
+def report_finding(report: Report, path: str, locate, context=None) -> Finding:
+    """A report as a finding: ``locate(node, path)`` gives positions."""
+    rule = RULES[report.code]
+    if rule.finding is not None:
+        return rule.finding(report, path, locate, context or {})
+    args = dict(report.args)
+    places = []
+    for root in sorted(report.origins, key=lambda r: (r.path, r.node.lineno))[:2]:
+        key = "origin_params" if root.kind == "params" else "origin_tensor"
+        places.append(related(key, locate(root.node, root.path), name=root.name))
+    for key, node, extra in report.related:
+        places.append(related(key, locate(node, path), **dict(extra)))
+    places = list({(r.location, r.message): r for r in places}.values())  # two layers on one line
+    fixes = tuple(Fix(f.kind, f.title, tuple((k, _span(locate, n, path)) for k, n in f.targets), f.preferred,
+                      f.texts, safe=f.safe) for f in report.fixes)
+    return Finding(report.code, rule.severity if report.exact else "warning", rule.message["en"].format(**args),
+                   locate(report.node, path), tuple(places), fixes, tuple(args.items()))
+
+
+def _span(locate, node, path: str):
+    """The location of a node, or of a (first, last) pair of statements: from one to the other."""
+    if not isinstance(node, tuple):
+        return locate(node, path)
+    first, last = locate(node[0], path), locate(node[1], path)
+    return dataclasses.replace(first, end_line=last.end_line, end_column=last.end_column)

@@ -1,8 +1,22 @@
 """GG101: backward() through a graph an earlier backward freed (torch raises).
 
-Decided by the engine's graph-lifetime bookkeeping (``Engine.reuse``); explained and fixed in
-:mod:`gradguard.causes`."""
-from . import Rule
+Heard on ``walk_freed`` (the autograd state saw a backward reach freed graph); told, explained
+and fixed by :mod:`gradguard.rules.freed`, which GG101 and GG102 share."""
+from __future__ import annotations
+
+from . import Report, Rule
+from .freed import finding, known_origin, report
+
+
+def on_walk_freed(ev) -> Report | None:
+    """A freed node that saved tensors, or one whose saving is not known (then not exact)."""
+    hits = known_origin(ev.cause)
+    saving = [s for s in hits if s.saves]
+    unknown = [s for s in hits if s.saves is None]
+    if not saving and not unknown:
+        return None
+    return report("GG101", ev, saving or unknown, hits, ev.cause.exact and bool(saving))
+
 
 RULE = Rule(
     code="GG101",
@@ -30,4 +44,7 @@ RULE = Rule(
                  "确实需要同一计算图且中间没有优化器 step 时才使用 `retain_graph=True`。",
     },
     raises=True,
+    events={"walk_freed": on_walk_freed},
+    finding=finding,
+    first_stands=True,
 )

@@ -1,8 +1,20 @@
 """GG102: backward() through a graph again where it saves no tensors (no error; gradients accumulate twice).
 
-Decided by the engine's graph-lifetime bookkeeping (``Engine.reuse``); explained and fixed in
-:mod:`gradguard.causes`."""
-from . import Rule
+Heard on ``walk_freed`` (the autograd state saw a backward reach freed graph); told, explained
+and fixed by :mod:`gradguard.rules.freed`, which GG101 and GG102 share."""
+from __future__ import annotations
+
+from . import Report, Rule
+from .freed import finding, known_origin, report
+
+
+def on_walk_freed(ev) -> Report | None:
+    """Only freed nodes that saved nothing: torch runs them again without a word."""
+    hits = known_origin(ev.cause)
+    if not hits or any(s.saves or s.saves is None for s in hits):
+        return None
+    return report("GG102", ev, hits, hits, ev.cause.exact)
+
 
 RULE = Rule(
     code="GG102",
@@ -27,4 +39,7 @@ RULE = Rule(
         "zh-cn": "如果共享部分的梯度只应计算一次，用 `.detach()` 或在 `torch.no_grad()` 下计算它；"
                  "若确实需要累加两次，可保留。",
     },
+    events={"walk_freed": on_walk_freed},
+    finding=finding,
+    first_stands=True,
 )

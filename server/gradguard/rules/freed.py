@@ -1,5 +1,9 @@
-"""From a backward that reaches freed graph to a finding: the message in the user's terms,
-the related places, and the fixes that fit the cause.
+"""GG101 and GG102, the two outcomes of a backward that reaches graph an earlier one freed
+(``walk_freed``): which one it is, and the finding: the message in the user's terms, the related
+places, and the fixes that fit the cause.
+
+A walk reaching a freed node that saved tensors raises (GG101); one reaching only nodes that
+saved none runs them again, silently (GG102: ``y = x + 1`` backwarded twice).
 
 Causes, told apart by the data rather than by the text:
 - *built before the loop*: the graph was freed by the same backward call in an earlier
@@ -20,9 +24,79 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from .findings import Finding, Fix, Related
-from .rules import RELATED, RULES, short
-from .values import Tensor, Tup
+from ..findings import Finding, Fix
+from ..values import Obj, Tensor, Tup, join, tensors_in
+from . import Report, short
+
+
+class Walk:
+    """What a backward walked of freed graph, as the interpreter saw it (``Event.cause``)."""
+
+    __slots__ = ("infos", "scope", "heap", "module", "exact")
+
+    def __init__(self, infos: dict, scope: dict, heap: dict, module, exact: bool):
+        self.infos = infos  # each freed segment reached -> how it was freed (``state.FreeInfo``)
+        self.scope, self.heap = scope, heap  # the variables and heap there, to name what holds it
+        self.module = module  # where the backward is (``resolve.ModuleInfo``)
+        self.exact = exact  # the walked values passed through no unresolved code
+
+    def carriers(self, stale) -> dict:
+        """The variables (and attributes of objects they hold) whose value holds ``stale``."""
+        out = {name: v for name, v in self.scope.items() if any(stale in t.segs for t in tensors_in(v))}
+        for name, obj in self.scope.items():  # attributes kept on objects: model.prev
+            if type(obj) is Obj:
+                for (oid, attr), v in self.heap.items():
+                    if oid == obj.oid and isinstance(attr, str) and any(stale in t.segs for t in tensors_in(v)):
+                        out[f"{name}.{attr}"] = v
+        return out
+
+
+class Reuse:
+    """A GG101/GG102 report's cause: the raw material of its finding."""
+
+    __slots__ = ("node", "code", "exact", "stale", "infos", "value", "module", "carriers")
+
+    def __init__(self, node, code, exact, stale, infos, value, module, carriers):
+        self.node, self.code, self.exact, self.stale = node, code, exact, stale
+        self.infos = infos  # each freed segment reached -> how it was freed
+        self.value, self.module = value, module
+        self.carriers = carriers  # variable name -> value, for the variables holding the stale graph
+
+    @property
+    def info(self):
+        return self.infos[self.stale]
+
+    @property
+    def hits(self):
+        return list(self.infos)
+
+
+def known_origin(walk: Walk) -> list:
+    """The freed segments reached whose requires_grad origin is known: a graph built only from
+    values that could not be resolved gives no reason to believe anything is walked again."""
+    return [s for s in walk.infos if s.roots]
+
+
+def report(code: str, ev, pool: list, hits: list, exact: bool) -> Report:
+    """The report of a walk over the freed segments ``hits``, told by the latest of ``pool``."""
+    stale = max(pool, key=lambda s: (s.order, not s.old, s.uid))
+    value = ev.tensors[0]
+    for t in ev.tensors[1:]:
+        value = join(value, t)
+    walk = ev.cause
+    reuse = Reuse(ev.node, code, exact, stale, {h: walk.infos[h] for h in hits}, value, walk.module,
+                  walk.carriers(stale))
+    return Report(code, ev.node, (), exact, cause=reuse)
+
+
+def finding(report: Report, path: str, locate, context: dict) -> Finding:
+    return build_finding(report.cause, locate, context["main_path"], context["parents"], context["trained"])
+
+
+def _related(key: str, location, **args):
+    from . import related
+
+    return related(key, location, **args)
 
 def describe_roots(roots, locale: str = "en", names=None) -> str:
     """``names``: root -> how the user writes it where the text is shown (default: where it was made)."""
@@ -136,6 +210,8 @@ def _argument_for(fn, call, name: str, declared_only: bool = False):
 def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -> Finding:
     """``locate(node, path)`` gives a Location; ``parents.statement(node)`` a node's statement."""
     stale, info, node = reuse.stale, reuse.info, reuse.node
+    from . import RULES
+
     rule = RULES[reuse.code]
     same_call = info.call is node
     roots = stale.roots
@@ -181,10 +257,6 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
     fixes = _fixes(reuse, locate, main_path, parents, trained)
     return Finding(reuse.code, severity, message, locate(node, reuse.module.path), tuple(related),
                    tuple(fixes), tuple(args.items()))
-
-
-def _related(key: str, location, **args) -> Related:
-    return Related(location, RELATED[key]["en"].format(**args), key, tuple(args.items()))
 
 
 def _fixes(reuse, locate, main_path, parents, trained) -> list:
@@ -267,7 +339,9 @@ def _carried_fixes(reuse, locate, main_path, parents, loop) -> list:
     """State carried from one iteration of ``loop`` to the next: detach the variables that
     carry it once the backward is done with it."""
     exposed = _read_before_written(loop)
-    names = [n for n in reuse.carriers if n in exposed or "." in n]  # attributes persist
+    scope = _function_of(loop, parents) or parents.tree
+    plain = _assigned_constants(scope)  # may hold a number, not a tensor, when the fix runs
+    names = [n for n in reuse.carriers if (n in exposed or "." in n) and n not in plain]  # attributes persist
     stmt = parents.statement(reuse.node)
     if not names or stmt is None:
         return []
@@ -284,6 +358,16 @@ def _carried_fixes(reuse, locate, main_path, parents, loop) -> list:
         anchor = assigning[-1] if assigning else stmt
     return [Fix("insert_after", f"Detach {what} after the backward, so the next iteration starts a new graph",
                 (("after", locate(anchor, main_path)),), preferred=True, texts=(("statement", "\n".join(lines)),))]
+
+
+def _assigned_constants(scope) -> set:
+    """The names (and attribute chains) some statement of ``scope`` binds to a constant (a
+    number, None): ``.detach()`` on one of them could meet that instead of a tensor."""
+    out = set()
+    for node in ast.walk(scope):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
+            out.update(ast.unparse(t) for t in _targets(node))
+    return out
 
 
 def _read_before_written(loop) -> set:
@@ -495,28 +579,3 @@ def _statement_of(call, parents):
     if isinstance(stmt, ast.Expr) and stmt.value is call:
         return stmt
     return None
-
-
-def report_finding(report, path: str, locate) -> Finding:
-    """An event rule's :class:`~gradguard.rules.Report` as a finding, with positions."""
-    rule = RULES[report.code]
-    args = dict(report.args)
-    related = []
-    for root in sorted(report.origins, key=lambda r: (r.path, r.node.lineno))[:2]:
-        key = "origin_params" if root.kind == "params" else "origin_tensor"
-        related.append(_related(key, locate(root.node, root.path), name=root.name))
-    for key, node, extra in report.related:
-        related.append(_related(key, locate(node, path), **dict(extra)))
-    related = list({(r.location, r.message): r for r in related}.values())  # two layers on one line
-    fixes = tuple(Fix(f.kind, f.title, tuple((k, _span(locate, n, path)) for k, n in f.targets), f.preferred,
-                      f.texts, safe=f.safe) for f in report.fixes)
-    return Finding(report.code, rule.severity if report.exact else "warning", rule.message["en"].format(**args),
-                   locate(report.node, path), tuple(related), fixes, tuple(args.items()))
-
-
-def _span(locate, node, path: str):
-    """The location of a node, or of a (first, last) pair of statements: from one to the other."""
-    if not isinstance(node, tuple):
-        return locate(node, path)
-    first, last = locate(node[0], path), locate(node[1], path)
-    return dataclasses.replace(first, end_line=last.end_line, end_column=last.end_column)
