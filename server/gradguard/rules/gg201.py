@@ -7,7 +7,10 @@ Accumulating several backwards before one step, on purpose, is not a finding: on
 onto gradients a step has *applied* is.
 
 The rule keeps, for every parameter, what its ``.grad`` holds in the abstract state (a fact of
-its own, joined like every value: a path that resets and one that does not make it unknown)."""
+its own, joined like every value: a path that resets and one that does not make it unknown),
+and which step applied it on some path with no reset since (a step run on some iterations only,
+``if (i + 1) % accum == 0: opt.step()``: the iterations after it add to what it applied, unless
+some path clears the gradients)."""
 from __future__ import annotations
 
 import ast
@@ -24,6 +27,12 @@ def _key(root):
     return ("GG201", root)
 
 
+def _applied_by(root):
+    """The step that applied this parameter's gradients on some path, with no reset since on
+    any: a fact every path keeps (joins keep a key one side lacks), unknown once one resets."""
+    return ("GG201", ("applied by", root))
+
+
 def on_backward(ev) -> None:
     if ev.detail == "grads" or ev.facts is None:  # autograd.grad leaves .grad alone
         return None
@@ -32,7 +41,11 @@ def on_backward(ev) -> None:
         if held is None or held == Const(CLEAR) or held == Const(FRESH):
             ev.facts[_key(root)] = Const(FRESH)
         elif type(held) is Const and type(held.value) is tuple and held.value[0] == "applied":
-            ev.facts[_key(root)] = Const(("stale", ev.node, held.value[1], ev.stmt))
+            ev.facts[_key(root)] = Const(("stale", ev.node, held.value[1], ev.stmt, held.value[2]))
+        elif held is UNKNOWN:
+            step = ev.facts.get(_applied_by(root))
+            if type(step) is Const and type(step.value) is tuple:  # applied on the paths it ran
+                ev.facts[_key(root)] = Const(("stale", ev.node, *step.value[:1], ev.stmt, *step.value[1:]))
     return None
 
 
@@ -46,13 +59,21 @@ def on_step(ev) -> Report | None:
             continue
         if type(held.value) is tuple and held.value[0] == "stale":
             stale.append((root, held.value))
-        ev.facts[_key(root)] = Const(("applied", ev.node))
+        ev.facts[_key(root)] = Const(("applied", ev.node, ev.stmt))
+    for root in ev.roots:
+        ev.facts[_applied_by(root)] = Const((ev.node, ev.stmt))
     if not stale:
         return None
-    _, (_, backward, applied, stmt) = min(stale, key=lambda s: (s[1][1].lineno, s[1][1].col_offset))
+    _, (_, backward, applied, stmt, applied_stmt) = min(stale, key=lambda s: (s[1][1].lineno, s[1][1].col_offset))
     step = f"`{short(applied)}`"
     fixes = ()
-    if isinstance(ev.node, ast.Call) and isinstance(ev.node.func, ast.Attribute) and stmt is not None:
+    if isinstance(applied, ast.Call) and isinstance(applied.func, ast.Attribute) and isinstance(applied_stmt, ast.Expr) \
+            and applied_stmt.value is applied:
+        # right after the step that applied them: gradients accumulated before a step still add up
+        owner = short(applied.func.value)
+        fixes = (FixIntent("insert_after", f"Clear the gradients after `{short(applied)}`: `{owner}.zero_grad()`",
+                           (("after", applied_stmt),), preferred=True, texts=(("statement", f"{owner}.zero_grad()"),)),)
+    elif isinstance(ev.node, ast.Call) and isinstance(ev.node.func, ast.Attribute) and stmt is not None:
         owner = short(ev.node.func.value)
         fixes = (FixIntent("insert_before", f"Clear the gradients first: `{owner}.zero_grad()`", (("before", stmt),),
                            preferred=True, texts=(("statement", f"{owner}.zero_grad()"),)),)
@@ -67,6 +88,8 @@ def on_grad_reset(ev) -> None:
     if ev.facts is not None:
         for root in ev.roots:
             ev.facts[_key(root)] = Const(CLEAR)
+            if _applied_by(root) in ev.facts:  # (a reset before any step leaves no fact to join)
+                ev.facts[_applied_by(root)] = Const(CLEAR)
     return None
 
 
