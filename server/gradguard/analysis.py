@@ -284,10 +284,11 @@ def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State]) -> Non
         return
     funcs = []
     for value in list(end.globals.values()):
-        if type(value) is Func and value.module is main:
+        if type(value) is Func and value.module is main and type(value.node) is not ast.Lambda:
             funcs.append(value)
         elif type(value) is Class and value.module is main:
-            funcs.extend(v for v in value.attrs.values() if type(v) is Func and v.module is main)
+            funcs.extend(v for v in value.attrs.values()
+                         if type(v) is Func and v.module is main and type(v.node) is not ast.Lambda)
     relevant = _reaching_free(funcs)
     # those that call a backward themselves first; together they get a budget of their own
     entries = sorted((fn for fn in funcs if fn.node not in engine.called and fn in relevant),

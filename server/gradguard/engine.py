@@ -336,6 +336,11 @@ class Engine(TorchModel, Autograd):
 
     def s_For(self, node, st):
         iterable = self.ev(node.iter, st)
+        if type(iterable) is Obj and type(iterable.cls.lookup("__iter__")) is Func:
+            # ``return iter(self.items)``: the loop walks that container, element after element
+            it = self.call_func(iterable.cls.lookup("__iter__"), [iterable], {}, st, node.iter, bound=True)
+            if type(it) in (Box, Tup) or (type(it) is Iter and it.gen is None and it.wrap is not None):
+                iterable = it
         items = self.known_items(iterable, st)
         if items is not None:
             return self.unrolled(st, node, items)
@@ -347,16 +352,17 @@ class Engine(TorchModel, Autograd):
         walks = type(iterable) is Box and type(node.target) is ast.Name
         if walks:
             self.frame.elements[node.target.id] = iterable
-        # ``for i in range(len(xs))``: lists indexed by i (xs and the lists filled alongside it,
-        # ``values[i]``, ``log_probs[i]``) are read element after element, from the first
+        # ``for i in range(len(xs))``, ``for i, layer in enumerate(layers)``: lists indexed by i
+        # (xs and the lists filled alongside it, ``values[i]``, ``log_probs[i]``, a hidden state
+        # per layer ``hs[i]``) are read element after element, from the first
         indexed = _index_loop(node)
         if indexed:
-            self.frame.elements[("index", node.target.id)] = True
+            self.frame.elements[("index", indexed)] = True
         out = self.loop(node, st, step, node.orelse)
         if walks:
             self.frame.elements.pop(node.target.id, None)
         if indexed:
-            self.frame.elements.pop(("index", node.target.id), None)
+            self.frame.elements.pop(("index", indexed), None)
         if out is not None and _walks_container(iterable):
             out.promote_weak()
         return out
@@ -581,7 +587,12 @@ class Engine(TorchModel, Autograd):
                         or (type(b) is Class and b.is_module) for b in bases)
         body_state = State({}, st.globals, st.heap, st.freed, st.grad, st.wfreed)
         out = self.block(node.body, body_state) or body_state
-        cls = Class(node, self.frame.module, bases, dict(out.locals), is_module)
+        fields = None
+        for deco in node.decorator_list:  # ``@dataclass``, ``@dataclasses.dataclass(frozen=True)``
+            d = self.ev(deco.func if type(deco) is ast.Call else deco, st)
+            if type(d) is LibRef and d.qual in DATACLASS_DECORATORS:
+                fields = self.dataclass_fields(node, bases, st)
+        cls = Class(node, self.frame.module, bases, dict(out.locals), is_module, fields)
         for value in cls.attrs.values():
             if type(value) is Func:
                 value.owner = cls
@@ -917,6 +928,7 @@ class Engine(TorchModel, Autograd):
     def e_ListComp(self, node, st):
         elem = self.comprehension(node, st, [node.elt])[0]
         box = Box((node, self.frame.ctx), "list")
+        self.allocate(box.oid, st)  # a new list: what the last one made here held is not in it
         st.heap[(box.oid, "*")] = elem
         return box
 
@@ -930,6 +942,7 @@ class Engine(TorchModel, Autograd):
     def e_DictComp(self, node, st):
         key, value = self.comprehension(node, st, [node.key, node.value])
         box = Box((node, self.frame.ctx), "dict")
+        self.allocate(box.oid, st)
         st.heap[(box.oid, "*")] = value
         return box
 
@@ -967,7 +980,12 @@ class Engine(TorchModel, Autograd):
         return self.ev(node.value, st)
 
     def e_Lambda(self, node, st):
-        return UNKNOWN
+        """A function whose body is one expression (a forward hook, a sort key, a callback)."""
+        a = node.args
+        defaults = [self.ev(d, st) for d in a.defaults]
+        kw_defaults = {arg.arg: self.ev(d, st) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
+        closure = dict(st.locals) if st.locals is not None and self.frame.func is not None else None
+        return Func(node, self.frame.module, (defaults, kw_defaults), False, None, closure)
 
     def e_Yield(self, node, st):
         value = self.ev(node.value, st) if node.value is not None else NONE
@@ -1169,7 +1187,11 @@ class Engine(TorchModel, Autograd):
         if fn.grad_mode is False:
             self.grad_off.append(fn.grad_site)
         try:
-            out = self.block(fn.node.body, callee)
+            if type(fn.node) is ast.Lambda:
+                frame.returns.append((self.ev(fn.node.body, callee), callee))
+                out = None
+            else:
+                out = self.block(fn.node.body, callee)
         except OverBudget:
             if self.limit == own and kept:  # over its own budget: as costly next time, not tried again
                 _remember_expensive(fn.node)
@@ -1203,11 +1225,60 @@ class Engine(TorchModel, Autograd):
     def instantiate(self, cls: Class, args, kwargs, node, st) -> Val:
         obj = Obj((node, self.frame.ctx), cls)
         self.allocate(obj.oid, st)
-        init = cls.lookup("__init__")
+        init = cls.fields is None and cls.lookup("__init__")
         if type(init) is Func:
             self.invoke(init, [obj] + [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()},
                         st, node, bound=True)
+        elif cls.fields is not None:
+            self.init_fields(obj, cls, args, kwargs, node, st)
         return obj
+
+    def dataclass_fields(self, node: ast.ClassDef, bases: list, st: State) -> tuple:
+        """The fields of a dataclass, its dataclass bases' first: the annotated names of its
+        body, with ``field(default_factory=f)``, ``field(default=x)`` or a plain default."""
+        fields = {}
+        for base in bases:
+            if type(base) is Class and base.fields is not None:
+                fields.update((name, (name, kind, expr)) for name, kind, expr in base.fields)
+        for stmt in node.body:
+            if type(stmt) is not ast.AnnAssign or type(stmt.target) is not ast.Name:
+                continue
+            ann = stmt.annotation.value if type(stmt.annotation) is ast.Subscript else stmt.annotation
+            kind_of = self.ev(ann, st)
+            if type(kind_of) is LibRef and kind_of.qual in DATACLASS_CLASSVAR:
+                continue
+            name, value, kind, expr = stmt.target.id, stmt.value, "required", None
+            made_by = self.ev(value.func, st) if type(value) is ast.Call else None
+            if type(made_by) is LibRef and made_by.qual == DATACLASS_FIELD:
+                for kw in value.keywords:
+                    if kw.arg in ("default_factory", "default"):
+                        kind, expr = ("factory" if kw.arg == "default_factory" else "default"), kw.value
+            elif value is not None:
+                kind, expr = "default", value
+            fields[name] = (name, kind, expr)
+        return tuple(fields.values())
+
+    def init_fields(self, obj: Obj, cls: Class, args, kwargs, node, st: State) -> None:
+        """A dataclass's generated ``__init__``: each field from its argument, its default, or
+        a new value of its ``default_factory`` (a list of its own per instance)."""
+        at_class = State(None, cls.module.env, st.heap, st.freed, st.grad, st.wfreed)
+        for i, (name, kind, expr) in enumerate(cls.fields):
+            if i < len(args) and type(args[i][1]) is not ast.Starred:
+                value = args[i][0]
+            elif name in kwargs:
+                value = kwargs[name][0]
+            elif kind == "factory":
+                maker = self.ev(expr, at_class)
+                if type(maker) is Builtin and maker.name in ("list", "dict", "set"):  # one per field
+                    value = Box(((node, name), self.frame.ctx), "dict" if maker.name == "dict" else "list")
+                    self.allocate(value.oid, st)
+                else:
+                    value = self.call(maker, [], {}, node, st)
+            elif kind == "default":
+                value = self.ev(expr, at_class)
+            else:
+                value = UNKNOWN
+            st.heap[(obj.oid, name)] = value
 
     def builtin_call(self, name, args, kwargs, node, st) -> Val:
         vals = [a for a, _ in args]
@@ -1219,6 +1290,10 @@ class Engine(TorchModel, Autograd):
             return Iter(wrap=("enumerate", vals[0], start))
         if name == "zip":
             return Iter(wrap=("zip", tuple(vals)))
+        if name in ("list", "dict", "set") and not vals and not kwargs:  # a new empty container
+            box = Box((node, self.frame.ctx), "dict" if name == "dict" else "list")
+            self.allocate(box.oid, st)
+            return box
         if name in ("iter", "reversed", "sorted", "list", "tuple", "set") and vals:
             v = vals[0]
             if name == "tuple" and type(v) is Tup:
@@ -1478,6 +1553,12 @@ def _counter(start: Val, first) -> Val:
     return start if first else After(start.value)
 
 
+# Python's own: what a dataclass's generated ``__init__`` does (``Engine.dataclass_fields``)
+DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass"})
+DATACLASS_FIELD = "dataclasses.field"
+DATACLASS_CLASSVAR = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
+
+
 def _walks_container(v: Val) -> bool:
     """Whether iterating ``v`` visits every element of a list, dict or tuple."""
     if type(v) in (Box, Tup):
@@ -1538,13 +1619,19 @@ def _index_items(node, index: Val):
     return items
 
 
-def _index_loop(node: ast.For) -> bool:
-    """``for i in range(len(xs))`` or ``for i in reversed(range(len(xs)))``."""
-    it = node.iter
+def _index_loop(node: ast.For):
+    """The index variable of ``for i in range(len(xs))``, ``for i in reversed(range(len(xs)))``
+    or ``for i, x in enumerate(xs)`` (counting from 0), else None."""
+    it, target = node.iter, node.target
+    if _call_of(it, "enumerate") and len(it.args) == 1 and type(target) is ast.Tuple and len(target.elts) == 2 \
+            and type(target.elts[0]) is ast.Name:
+        return target.elts[0].id
     if _call_of(it, "reversed") and len(it.args) == 1:
         it = it.args[0]
-    return type(node.target) is ast.Name and _call_of(it, "range") and len(it.args) == 1 \
-        and _call_of(it.args[0], "len") and len(it.args[0].args) == 1
+    if type(target) is ast.Name and _call_of(it, "range") and len(it.args) == 1 \
+            and _call_of(it.args[0], "len") and len(it.args[0].args) == 1:
+        return target.id
+    return None
 
 
 def _call_of(node, name: str) -> bool:

@@ -232,11 +232,13 @@ class Func(Val):
 
 
 class Class(Val):
-    __slots__ = ("node", "module", "bases", "attrs", "is_module", "name")
+    __slots__ = ("node", "module", "bases", "attrs", "is_module", "name", "fields")
 
-    def __init__(self, node, module, bases, attrs, is_module):
+    def __init__(self, node, module, bases, attrs, is_module, fields=None):
         self.node, self.module, self.bases, self.attrs = node, module, bases, attrs
         self.is_module, self.name = is_module, node.name
+        # a dataclass's fields, in order: (name, "factory" | "default" | "required", expression)
+        self.fields: Optional[tuple] = fields
 
     def lookup(self, name):
         if name in self.attrs:
