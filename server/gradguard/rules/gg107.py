@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import re
 
+from ..torch_api import NUMPY_CONVERTERS
 from ..values import YES
 from . import FixIntent, Report, Rule, short
+
+# ``.numpy()``, or one of the NumPy functions the rule hears about (``torch_api.NUMPY_CONVERTERS``):
+# a text with neither cannot hold this finding
+_NUMPY_FUNCTIONS = sorted({qual.rsplit(".", 1)[1] for qual in NUMPY_CONVERTERS})
+TRIGGER = re.compile(r"\.numpy\s*\(|\b(?:np|numpy)\.(?:" + "|".join(_NUMPY_FUNCTIONS) + r")\s*\(")
 
 
 def on_to_numpy(ev) -> Report | None:
@@ -51,6 +57,6 @@ RULE = Rule(
                  "`torch.no_grad()` 下计算它。",
     },
     events={"to_numpy": on_to_numpy},
-    trigger=re.compile(r"\.numpy\s*\(|\b(?:np|numpy)\.\w+\s*\("),
+    trigger=TRIGGER,
     raises=True,
 )
