@@ -11,7 +11,7 @@ from .rules import SUBSCRIBERS, Event
 from .rules.freed import Walk
 from .state import FreeInfo, State
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Box, Builtin, Class, Const, Func, GradCtx, Iter,
-                     Layer, LibRef, ModRef, Obj, Optim, Seg, Tensor, Tup, Val, join, strong, tensors_in)
+                     Layer, LibRef, ModRef, Optim, Seg, Tensor, Tup, Val, join, strong, tensors_in)
 
 
 class Autograd:

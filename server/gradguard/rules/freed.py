@@ -22,7 +22,6 @@ Causes, told apart by the data rather than by the text:
 from __future__ import annotations
 
 import ast
-import dataclasses
 
 from ..findings import Finding, Fix
 from ..values import Obj, Tensor, Tup, join, tensors_in
