@@ -8,6 +8,9 @@ frees. A refactor of the interpreter that changes a fact changes a printed line.
 """
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -90,3 +93,26 @@ def facts(program: str) -> list[str]:
 ])
 def test_printed_facts(program, expected):
     assert facts(program) == expected
+
+
+def test_a_dataclass_keeps_the_init_its_body_defines(tmp_path):
+    """Run with torch too: it raises where the finding is."""
+    program = """\
+        from dataclasses import dataclass
+        import torch
+        @dataclass(init=False)
+        class Holder:
+            t: torch.Tensor
+            def __init__(self):
+                self.t = (torch.ones(2, requires_grad=True) * 2).sum()
+        h = Holder()
+        h.t.backward()
+        h.t.backward()
+        """
+    program = textwrap.dedent(program)
+    path = tmp_path / "holder.py"
+    path.write_text(program)
+    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    assert "Trying to backward through the graph a second time" in ran.stderr
+    line = int(re.findall(r'holder\.py", line (\d+)', ran.stderr)[-1])
+    assert [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings] == [("GG101", line)]

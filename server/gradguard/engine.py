@@ -1225,11 +1225,13 @@ class Engine(TorchModel, Autograd):
     def instantiate(self, cls: Class, args, kwargs, node, st) -> Val:
         obj = Obj((node, self.frame.ctx), cls)
         self.allocate(obj.oid, st)
-        init = cls.fields is None and cls.lookup("__init__")
+        # a dataclass's generated __init__, unless its body defines one (which dataclass keeps)
+        generated = cls.fields is not None and type(cls.attrs.get("__init__")) is not Func
+        init = not generated and cls.lookup("__init__")
         if type(init) is Func:
             self.invoke(init, [obj] + [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()},
                         st, node, bound=True)
-        elif cls.fields is not None:
+        elif generated:
             self.init_fields(obj, cls, args, kwargs, node, st)
         return obj
 
