@@ -939,6 +939,27 @@ def test_sever_attribute(name, leaf):
         assert isinstance(value, torch.Tensor)
 
 
+@pytest.mark.parametrize("name", sorted(api.TENSOR_HOOK_METHODS))
+def test_tensor_hook_method(name):
+    """Registering a hook returns a handle and leaves the tensor and its graph as they were."""
+    y = torch.randn(3, requires_grad=True) * 2
+    fn, version = y.grad_fn, y._version
+    handle = getattr(y, name)(lambda g: g)
+    assert callable(getattr(handle, "remove", None))
+    assert y.grad_fn is fn and y._version == version
+
+
+@pytest.mark.parametrize("name", sorted(api.DETACHED_ATTRIBUTES))
+def test_detached_attribute(name):
+    """The tensor's memory (an in-place write through it shows in the tensor), without graph."""
+    y = torch.randn(3, requires_grad=True) * 2
+    value = getattr(y, name)
+    assert api.DETACHED_ATTRIBUTES <= api.SEVER_ATTRIBUTES
+    assert not value.requires_grad and value.grad_fn is None
+    value.zero_()
+    assert torch.equal(y.detach(), torch.zeros(3))
+
+
 @pytest.mark.parametrize("name", sorted(api.DETACH_IN_PLACE))
 def test_detach_in_place(name):
     y = torch.randn(3, requires_grad=True) * 2
@@ -1218,6 +1239,8 @@ def test_optimizer_prefix_also_matches_lr_schedulers():
     # Pins the caution in the table: a scheduler's step() is under the prefix but leaves the
     # parameters alone.
     assert "torch.optim.lr_scheduler.StepLR".startswith(api.OPTIMIZER_PREFIXES)
+    assert "torch.optim.lr_scheduler.StepLR".startswith(api.NOT_OPTIMIZER_PREFIXES)
+    assert not any(f"torch.optim.{a}".startswith(api.NOT_OPTIMIZER_PREFIXES) for a in _optimizers())
     w = nn.Parameter(torch.randn(3))
     opt = torch.optim.SGD([w], lr=0.1)
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1)
@@ -1365,7 +1388,8 @@ VERIFIED_TABLES = {
     "OPTIMIZER_PREFIXES", "OPTIMIZER_STEP_METHODS", "COPIES", "RESULT_FIELDS",
     "OPTIMIZER_REPEATS_CLOSURE", "MODULE_HOLDERS", "PYTHON_VALUE_METHODS", "MODULE_PARAMETER_ATTRIBUTES",
     "DATA_CONVERTERS", "SAMPLE_METHODS", "TENSOR_CLASSES", "MODULE_NAMED_METHODS", "MODULE_FORWARD_HOOKS",
-    "DETACHES", "GRAD_RESET_METHODS", "GRAD_TENSOR_RESETS",
+    "DETACHES", "GRAD_RESET_METHODS", "GRAD_TENSOR_RESETS", "DETACHED_ATTRIBUTES", "NOT_OPTIMIZER_PREFIXES",
+    "TENSOR_HOOK_METHODS",
     "RETAIN_GRAPH", "CREATE_GRAPH", "INPUTS", "REQUIRES_GRAD", "TORCH", "MODULE_FORWARD", "GRAD_MODE_KEYWORD",
     # tests/test_shapes.py
     "SHAPE_FUNCTIONS", "SHAPE_METHODS", "SHAPE_ATTRIBUTES", "SHAPE_OPERATORS", "FACTORY_SHAPES",

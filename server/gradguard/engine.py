@@ -1049,7 +1049,7 @@ class Engine(TorchModel, Autograd):
                 self.emit("read_grad", node, st, (recv,), target=node.value, detail="retained" if retained else "")
                 if not (recv.leaf or retained) and recv.grad == YES and recv.exact and recv.roots:
                     return UNFILLED_GRAD  # a backward never fills it
-            if name == "data":
+            if name in api.DETACHED_ATTRIBUTES:
                 return Tensor(NEVER, exact=recv.exact, shape=recv.shape, why=frozenset({("detach", node)}))
             if name == api.GRAD_ATTRIBUTE:
                 return Tensor(exact=recv.exact, shape=recv.shape)

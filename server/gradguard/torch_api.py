@@ -227,6 +227,10 @@ SAMPLE_METHODS = frozenset({"sample", "sample_n"})
 SEVER_ATTRIBUTES = frozenset({"data", "shape", "dtype", "device", "grad", "requires_grad",
                               "is_leaf", "grad_fn", "ndim", "is_cuda", "layout", "nbytes",
                               "itemsize"})
+# Tensor methods that register a hook and return its handle (nothing of the graph changes now).
+TENSOR_HOOK_METHODS = frozenset({"register_hook"})
+# Of those, the tensor's own memory without its graph (``.data``): never requires grad.
+DETACHED_ATTRIBUTES = frozenset({"data"})
 # In-place method that detaches the tensor itself (refused on a view: "Can't detach views in-place").
 DETACH_IN_PLACE = frozenset({"detach_"})
 # The keyword of factories (and the attribute of tensors) that says whether a leaf requires grad.
@@ -403,6 +407,8 @@ MODULE_SELF_METHODS = frozenset({"train", "eval", "to", "cuda", "cpu", "float", 
 # Caution: the prefix also matches torch.optim.lr_scheduler.* (whose step() changes only the
 # learning rate, not the parameters) and torch.optim.swa_utils.*.
 OPTIMIZER_PREFIXES = ("torch.optim.",)
+# under that prefix but no optimizer: a scheduler's step() leaves the parameters alone
+NOT_OPTIMIZER_PREFIXES = ("torch.optim.lr_scheduler.",)
 OPTIMIZER_STEP_METHODS = frozenset({"step"})
 
 # Tensor methods that modify the receiver in place (a trailing underscore is the convention).

@@ -141,7 +141,7 @@ class TorchModel:
                     children.append(v)
             return Layer(qual, {"params": False, "saves": False}, None, tuple(children))
         if qual.startswith(api.OPTIMIZER_PREFIXES) and qual.rsplit(".", 1)[-1][:1].isupper() \
-                and "lr_scheduler" not in qual:
+                and not qual.startswith(api.NOT_OPTIMIZER_PREFIXES):
             params = args[0][0] if args else kwargs.get("params", (UNKNOWN, None))[0]
             self.trained |= self.roots_of(params, st, 0)
             return Optim(qual, params)
@@ -237,7 +237,7 @@ class TorchModel:
             return t
         if name == api.RETAIN_GRAD:  # .grad of this non-leaf will be kept
             st.heap[("retained", t.segs)] = Const(True)
-        if name in ("register_hook", api.RETAIN_GRAD):
+        if name in api.TENSOR_HOOK_METHODS or name == api.RETAIN_GRAD:
             return NONE
         return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()), None, st)
 
