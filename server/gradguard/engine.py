@@ -1134,7 +1134,7 @@ class Engine(TorchModel, Autograd):
     def run_hooks(self, module: Val, args, out: Val, node, st: State) -> Val:
         """Forward hooks registered on the module see (module, inputs, output) after each call."""
         hooks = st.heap.get((module, "$hooks"))
-        if hooks is not None:
+        if type(hooks) is Tup:
             for hook in hooks.items:
                 self.call_func(hook, [module, Tup(a for a, _ in args), out], {}, st, node)
         return out
@@ -1362,8 +1362,8 @@ class Engine(TorchModel, Autograd):
                 return Iter(Tup((UNKNOWN, params)) if name in api.MODULE_NAMED_METHODS else params)
             if name in api.MODULE_FORWARD_HOOKS and args and type(args[0][0]) is Func:
                 key = (recv, "$hooks")
-                hooks = st.heap.get(key)
-                st.heap[key] = Tup((hooks.items if hooks is not None else ()) + (args[0][0],))
+                hooks = st.heap.get(key)  # (paths that registered different hooks join to unknown)
+                st.heap[key] = Tup((hooks.items if type(hooks) is Tup else ()) + (args[0][0],))
                 return UNKNOWN  # the handle
             if name in api.MODULE_SELF_METHODS:
                 if name == api.REQUIRES_GRAD_SETTER and args and truth(args[0][0]) is False:
