@@ -134,3 +134,22 @@ def test_hooks_registered_differently_on_two_paths():
         y = net(torch.ones(2)).sum()
         """
     assert facts(program)[-1] == "y@10 grad=yes chain=[10]"
+
+
+def test_a_list_cleared_on_one_path_only(tmp_path):
+    """Its known items (none, or two) join to unknown: the loop over it is not unrolled, and
+    nothing crashes. The program runs clean under torch, and nothing is reported."""
+    program = textwrap.dedent("""\
+        import sys
+        import torch
+        xs = [1, 2]
+        if len(sys.argv) > 2:
+            xs.clear()
+        w = torch.ones(1, requires_grad=True)
+        for x in xs:
+            (w * x).sum().backward()
+        """)
+    path = tmp_path / "cleared.py"
+    path.write_text(program)
+    assert subprocess.run([sys.executable, str(path)], capture_output=True, timeout=300).returncode == 0
+    assert analyze_source(program, "<t>").findings == []

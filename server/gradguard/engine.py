@@ -372,7 +372,7 @@ class Engine(TorchModel, Autograd):
         items = v.items if type(v) is Tup else None
         if type(v) is Box:
             known = st.heap.get((v.oid, "items"))
-            items = known.items if known is not None else None
+            items = known.items if type(known) is Tup else None  # (lists of two lengths join to unknown)
         if items and len(items) <= 8 and all(type(i) is Const for i in items):
             return items
         return None
