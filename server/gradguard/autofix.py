@@ -1,10 +1,11 @@
-"""``gradguard check --fix`` / ``--diff``: the editor's quick fixes (``fixes.fix_all_edits``)
+"""``gradguard check --fix`` / ``--diff``: the editor's quick fixes (``fixes.fix_all``)
 applied to files on disk.
 
 A file is fixed in memory, round after round (each fix can reveal or settle others), until no
 applicable fix is left; then it is written back once (``--fix``) or shown as a diff (``--diff``).
 Only the preferred fix of each finding is used, and only if it is safe or ``--unsafe-fixes`` was
-given.  Encoding, BOM and line endings of ``.py`` files are kept; notebooks keep their JSON
+given.  A finding is fixed once: if its fix did not remove it, the next rounds leave it alone
+(the same fix would only be applied again).  Encoding, BOM and line endings of ``.py`` files are kept; notebooks keep their JSON
 layout (nbformat's one-space indent) and every non-code cell.
 """
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Callable, Optional
 from .analysis import analyze_cells, analyze_source
 from .findings import Finding
 from .fix_choice import is_safe, preferred_fix
-from .fixes import apply_edits, fix_all_edits
+from .fixes import apply_edits, fix_all, moved
 
 MAX_ROUNDS = 10
 
@@ -99,6 +100,16 @@ def _applicable(findings: list[Finding], path: str, unsafe: bool, enabled: Calla
     return out
 
 
+def _key(finding: Finding) -> tuple:
+    loc = finding.location
+    return (finding.code, loc.cell, loc.line, loc.column)
+
+
+def _moved(key: tuple, edits) -> tuple:
+    code, cell, line, column = key
+    return (code, cell, *moved((line, column), [e for e in edits if e.cell == cell]))
+
+
 def fix_file(path: str, unsafe: bool, enabled: Callable[[str], bool]) -> Optional[Fixed]:
     """``path`` with every applicable fix applied (in memory), or None when none applies."""
     source = _Notebook(path) if path.endswith(".ipynb") else _PythonFile(path)
@@ -107,14 +118,16 @@ def fix_file(path: str, unsafe: bool, enabled: Callable[[str], bool]) -> Optiona
     own = [f for f in analysis.findings if enabled(f.code) and os.path.abspath(f.location.path) == os.path.abspath(path)]
     first_count = len(own)
     changed = False
+    tried: set = set()  # (code, cell, line, column) of the findings fixed so far, where they are now
     for _ in range(MAX_ROUNDS):
-        candidates = _applicable(analysis.findings, path, unsafe, enabled)
+        candidates = [f for f in _applicable(analysis.findings, path, unsafe, enabled) if _key(f) not in tried]
         if not candidates:
             break
         sources = source.sources(text)
-        edits = fix_all_edits(candidates, sources)
+        edits, fixed = fix_all(candidates, sources)
         if not edits:
             break
+        tried = {_moved(key, edits) for key in tried | {_key(f) for f in fixed}}
         for cell in {e.cell for e in edits}:
             sources[cell] = apply_edits(sources[cell], [e for e in edits if e.cell == cell])
         new_text = source.merge(text, sources)

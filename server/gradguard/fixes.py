@@ -578,7 +578,13 @@ def _conflicts(a: Edit, b: Edit) -> bool:
 def fix_all_edits(findings: Iterable[Finding], sources: Sources) -> list[Edit]:
     """The preferred fix of every finding; a fix that collides with an earlier one is skipped
     (the next run reports what is left)."""
+    return fix_all(findings, sources)[0]
+
+
+def fix_all(findings: Iterable[Finding], sources: Sources) -> tuple[list[Edit], list[Finding]]:
+    """``fix_all_edits``, and the findings whose fix those edits apply."""
     accepted: list[Edit] = []
+    fixed: list[Finding] = []
     seen: set[Fix] = set()
     for finding in findings:
         fix = preferred_fix(finding)
@@ -596,4 +602,25 @@ def fix_all_edits(findings: Iterable[Finding], sources: Sources) -> list[Edit]:
         except FixError:
             continue
         accepted.extend(edits)
-    return accepted
+        fixed.append(finding)
+    return accepted, fixed
+
+
+def moved(pos: tuple[int, int], edits: Iterable[Edit]) -> tuple[int, int]:
+    """Where ``pos`` (outside every edit, or at an insertion) is once ``edits`` of its cell apply."""
+    line, col = pos
+    for e in sorted(edits, key=lambda e: e.start, reverse=True):
+        if e.end > pos or e.start > pos:
+            continue
+        new = python_lines(e.text) or [""]
+        ends_line = e.text.endswith(("\n", "\r"))
+        if e.end[0] != line:  # the edit ends on an earlier line: only lines shift
+            line += len(new) - (1 if not ends_line else 0) - (e.end[0] - e.start[0])
+            continue
+        if ends_line:
+            line, col = e.start[0] + len(new), col - e.end[1] + 1
+        elif len(new) == 1:
+            line, col = e.start[0], e.start[1] + len(new[0]) + col - e.end[1]
+        else:
+            line, col = e.start[0] + len(new) - 1, len(new[-1]) + 1 + col - e.end[1]
+    return line, col
