@@ -26,9 +26,14 @@ def on_running_total(ev) -> Report | None:
         return None  # not a total updated from itself (fast weights rebuilt from old ones are not)
     added = _added(ev.node)
     fixes = ()
-    if added is not None:
-        fixes = (FixIntent("detach", f"Add `{short(added)}` without its graph (`.detach()`)", (("expr", added),),
+    if isinstance(stmt, ast.Assign) and _all_tensors(stmt.value):
+        # the whole new value: the term added may not be all that carries a graph into the total
+        # (``avg = loss if avg is None else 0.9 * avg + 0.1 * loss`` starts from the loss itself)
+        fixes = (FixIntent("detach", f"Keep {short(total)} without its graph (`.detach()`)", (("expr", stmt.value),),
                            preferred=True, safe=True),)  # no backward walks the total: same values, same gradients
+    elif added is not None:
+        fixes = (FixIntent("detach", f"Add `{short(added)}` without its graph (`.detach()`)", (("expr", added),),
+                           preferred=True, safe=True),)
     what = f"`{short(total)}`" if total is not None else "the total"
     return Report("GG202", ev.node, (("what", what),), True, fixes, t.roots, unless_walked=mine)
 
@@ -37,6 +42,13 @@ def _reads(expr, target) -> bool:
     """``expr`` reads the variable ``target`` assigns (``avg = 0.9 * avg + …``)."""
     want = ast.dump(target.__class__(**{**{f: getattr(target, f) for f in target._fields}, "ctx": ast.Load()}))
     return any(ast.dump(n) == want for n in ast.walk(expr) if isinstance(n, type(target)))
+
+
+def _all_tensors(value) -> bool:
+    """Every value ``value`` may take is computed (not a literal, which has no ``.detach()``)."""
+    if isinstance(value, ast.IfExp):
+        return _all_tensors(value.body) and _all_tensors(value.orelse)
+    return not isinstance(value, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set))
 
 
 def _added(node):
