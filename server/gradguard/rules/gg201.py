@@ -67,7 +67,12 @@ def on_step(ev) -> Report | None:
     _, (_, backward, applied, stmt, applied_stmt) = min(stale, key=lambda s: (s[1][1].lineno, s[1][1].col_offset))
     step = f"`{short(applied)}`"
     fixes = ()
-    if isinstance(applied, ast.Call) and isinstance(applied.func, ast.Attribute) and isinstance(applied_stmt, ast.Expr) \
+    manual = _manual_resets([value for _, value in stale], ev)
+    if manual is not None:
+        after, lines = manual
+        fixes = (FixIntent("insert_after", f"Clear the gradients after the update: `{lines[0]}`", (("after", after),),
+                           preferred=True, texts=(("statement", "\n".join(lines)),)),)
+    elif isinstance(applied, ast.Call) and isinstance(applied.func, ast.Attribute) and isinstance(applied_stmt, ast.Expr) \
             and applied_stmt.value is applied:
         # right after the step that applied them: gradients accumulated before a step still add up
         owner = short(applied.func.value)
@@ -82,6 +87,60 @@ def on_step(ev) -> Report | None:
     return Report("GG201", backward, (("call", f"`{short(target)}.backward()`" if target is not backward
                                        else f"`{short(backward)}`"), ("step", step)),
                   True, fixes, frozenset(root for root, _ in stale))
+
+
+def _manual_resets(stale: list, ev):
+    """For gradients applied by hand (``W -= lr * W.grad``, ``p.sub_(lr * p.grad)``): the last
+    of those updates (with the hand-written updates next to them) and the
+    ``p.grad = None`` lines to put after it, when they share one block.  A tensor whose ``.grad``
+    the block uses after them is left to that code."""
+    stmts = [s for _, _, _, _, s in stale]
+    if any(_updated(s) is None for s in stmts):
+        return None
+    block = _block_of(stmts[0], ev.scope)
+    if block is None or any(not any(s is b for b in block) for s in stmts):
+        return None
+    i = j = next(i for i, b in enumerate(block) if b is stmts[0])
+    while i > 0 and _updated(block[i - 1]) is not None:
+        i -= 1
+    while j + 1 < len(block) and _updated(block[j + 1]) is not None:
+        j += 1
+    stmts += block[i:j + 1]
+    last = max(stmts, key=_position)
+    after = block[next(i for i, b in enumerate(block) if b is last) + 1:]
+    used = {ast.unparse(n.value) for b in after for n in ast.walk(b) if isinstance(n, ast.Attribute) and n.attr == "grad"}
+    names = [ast.unparse(_updated(s)) for s in sorted(stmts, key=_position)]
+    lines = [f"{n}.grad = None" for n in dict.fromkeys(names) if n not in used]
+    return (last, lines) if lines else None
+
+
+def _updated(stmt):
+    """The tensor a hand-written step updates in place with its own gradient, or None."""
+    if isinstance(stmt, ast.AugAssign):
+        tensor, value = stmt.target, stmt.value
+    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
+        tensor, value = stmt.value.func.value, stmt.value
+    else:
+        return None
+    if not isinstance(tensor, (ast.Name, ast.Attribute)):
+        return None
+    text = ast.unparse(tensor)
+    reads_grad = any(isinstance(n, ast.Attribute) and n.attr == "grad" and ast.unparse(n.value) == text
+                     for n in ast.walk(value))
+    return tensor if reads_grad else None
+
+
+def _position(node):
+    return (node.lineno, node.col_offset)
+
+
+def _block_of(stmt, scope):
+    for node in ast.walk(scope) if scope is not None else ():
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and any(s is stmt for s in block):
+                return block
+    return None
 
 
 def on_grad_reset(ev) -> None:
