@@ -13,6 +13,7 @@ Causes, told apart by the data rather than by the text:
   trained, recompute it every iteration instead.
 - *carried across iterations* (RNN hidden state, a running sum): the loop's previous iteration
   built it; detach the variables that carry it, right after the backward.
+- *kept in a list*: an episode buffer the update consumes and never empties (``buffers``).
 - *shared by two backwards*: another backward call freed it. If parameters were updated in
   place in between (``optimizer.step()``), ``retain_graph=True`` would only turn this into an
   in-place version error, so the fix is to ``.detach()`` the shared value where the first
@@ -26,6 +27,7 @@ import ast
 from ..findings import Finding, Fix
 from ..values import Obj, Tensor, Tup, join, tensors_in
 from . import Report, short
+from .buffers import clear_fix
 
 
 class Walk:
@@ -292,6 +294,10 @@ def _stale_fixes(reuse, locate, main_path, parents, trained_roots) -> list:
     stale, info, node, value = reuse.stale, reuse.info, reuse.node, reuse.value
     fixes: list[Fix] = []
     in_main = reuse.module.path == main_path
+    if in_main and reuse.code == "GG101":
+        emptied = clear_fix(reuse, locate, main_path, parents)
+        if emptied is not None:  # lists of old episodes' graphs: empty them, nothing else is wrong
+            return [emptied]
     scope = _repeating_scope(node, parents) if in_main else None
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and stale.path == main_path \
             and isinstance(value, Tensor) and not _within(stale.stmt, scope):
