@@ -153,3 +153,55 @@ def test_a_list_cleared_on_one_path_only(tmp_path):
     path.write_text(program)
     assert subprocess.run([sys.executable, str(path)], capture_output=True, timeout=300).returncode == 0
     assert analyze_source(program, "<t>").findings == []
+
+
+CYCLED = """\
+    import itertools
+    import torch
+    enc = torch.nn.Linear(3, 3)
+    opt = torch.optim.SGD(itertools.chain(enc.parameters()), lr=0.1)
+    batches = [enc(torch.randn(2, 3)) for _ in range(2)]
+    for step, h in zip(range(5), {iterate}):
+        loss = (h * h).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    """
+RUNNING_MEAN = """\
+    import torch
+    class Norm(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mean", torch.zeros(3))
+        def forward(self, x):
+            {update}
+            return (x - self.mean) * x
+    net = torch.nn.Sequential(torch.nn.Linear(3, 3), Norm())
+    for step in range(3):
+        loss = net(torch.randn(4, 3)).sum()
+        loss.backward()
+    """
+
+
+@pytest.mark.parametrize("program", [
+    CYCLED.format(iterate="itertools.cycle(batches)"),  # the same graphs again after two steps
+    CYCLED.format(iterate="itertools.chain(batches, batches)"),
+    CYCLED.format(iterate="batches"),  # each graph once
+    CYCLED.format(iterate="itertools.chain(batches, [enc(torch.randn(2, 3))])"),
+    CYCLED.format(iterate="[batches[0], enc(torch.randn(2, 3))]"),  # two graphs, each walked once
+    # a buffer updated in place with grad recording on holds the batch's graph from then on
+    RUNNING_MEAN.format(update="self.mean.mul_(0.9).add_(0.1 * x.mean(0))"),
+    RUNNING_MEAN.format(update="self.mean.mul_(0.9).add_(0.1 * x.mean(0).detach())"),
+    RUNNING_MEAN.format(update="with torch.no_grad(): self.mean.mul_(0.9).add_(0.1 * x.mean(0))"),
+], ids=["cycle", "chain-twice", "once", "chain-once", "literal", "buffer", "buffer-detached", "buffer-no-grad"])
+def test_iterators_and_buffers_against_torch(tmp_path, program):
+    """Each program runs under torch; GG101 is reported exactly where it raises, if it does."""
+    program = textwrap.dedent(program)
+    path = tmp_path / "prog.py"
+    path.write_text(program)
+    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
+    if ran.returncode:
+        assert "Trying to backward through the graph a second time" in ran.stderr, ran.stderr
+    expected = [("GG101", int(raised[-1]))] if raised else []
+    assert [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings] == expected

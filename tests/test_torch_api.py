@@ -1389,7 +1389,7 @@ VERIFIED_TABLES = {
     "OPTIMIZER_REPEATS_CLOSURE", "MODULE_HOLDERS", "PYTHON_VALUE_METHODS", "MODULE_PARAMETER_ATTRIBUTES",
     "DATA_CONVERTERS", "SAMPLE_METHODS", "TENSOR_CLASSES", "MODULE_NAMED_METHODS", "MODULE_FORWARD_HOOKS",
     "DETACHES", "GRAD_RESET_METHODS", "GRAD_TENSOR_RESETS", "DETACHED_ATTRIBUTES", "NOT_OPTIMIZER_PREFIXES",
-    "TENSOR_HOOK_METHODS",
+    "TENSOR_HOOK_METHODS", "MODULE_REGISTERS",
     "RETAIN_GRAPH", "CREATE_GRAPH", "INPUTS", "REQUIRES_GRAD", "TORCH", "MODULE_FORWARD", "GRAD_MODE_KEYWORD",
     # tests/test_shapes.py
     "SHAPE_FUNCTIONS", "SHAPE_METHODS", "SHAPE_ATTRIBUTES", "SHAPE_OPERATORS", "FACTORY_SHAPES",
@@ -1462,6 +1462,14 @@ def test_forward_hook_sees_the_output_with_its_graph(name):
     out = layer(x)
     (module, inputs, output), = seen
     assert module is layer and inputs[0] is x and output is out and output.grad_fn is not None
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_REGISTERS))
+def test_module_register_keeps_the_tensor_as_an_attribute(name):
+    module = nn.Module()
+    value = nn.Parameter(torch.randn(2)) if name == "register_parameter" else torch.zeros(2)
+    getattr(module, name)("stat", value)
+    assert module.stat is value
 
 
 NUMPY_MESSAGE = "Can't call numpy() on Tensor that requires grad"

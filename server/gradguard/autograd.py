@@ -36,6 +36,10 @@ class Autograd:
                         # frozen (on some path, or for sure): it adds no graph of its own
                         unsure = unsure or any(heap.get((r.node, "frozen_all")) != Const(True) for r in v.roots)
                         continue
+                elif v.grad == NEVER and v.storage is not None:
+                    absorbed = heap.get((v.storage, "absorbed"))  # a buffer updated in place
+                    if absorbed is not None:
+                        ts.append((absorbed, n))
                 ts.append((v, n))
                 continue
             if tv is Box:  # torch.cat([a, b]) / torch.stack(xs): every element is consumed

@@ -35,7 +35,7 @@ from .state import Ager, State, forget_items, join_states
 from .torch_model import TorchModel, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, Unknown,
-                     Val, join, merge_via, strong, tensors_in, truth)
+                     Val, join, join_elements, merge_via, strong, tensors_in, truth)
 
 MAX_LOOP_PASSES = 6
 MAX_CALL_DEPTH = 12
@@ -345,9 +345,14 @@ class Engine(TorchModel, Autograd):
         if items is not None:
             return self.unrolled(st, node, items)
 
+        cycles = _cycles(iterable)
+
         def step(s, first):
             self.assign(node.target, self.iter_elem(iterable, s, node.iter, first), s)
-            return self.block(node.body, s)
+            out = self.block(node.body, s)
+            if cycles and out is not None:  # the next pass over the items walks them all again
+                out.promote_weak()
+            return out
 
         walks = type(iterable) is Box and type(node.target) is ast.Name
         if walks:
@@ -756,7 +761,13 @@ class Engine(TorchModel, Autograd):
         args = []
         for a in node.args:
             if type(a) is ast.Starred:
-                args.append((self.iter_elem(self.ev(a.value, st), st, a), a.value))
+                spread = self.ev(a.value, st)
+                items = spread if type(spread) is Tup else (
+                    st.heap.get((spread.oid, "items")) if type(spread) is Box else None)
+                if type(items) is Tup:  # f(*pair): each item its own argument
+                    args.extend((item, a.value) for item in items.items)
+                else:
+                    args.append((self.iter_elem(spread, st, a), a.value))
             else:
                 args.append((self.ev(a, st), a))
         kwargs = {}
@@ -869,7 +880,7 @@ class Engine(TorchModel, Autograd):
         for e in node.elts:
             v = self.ev(e.value if type(e) is ast.Starred else e, st)
             values.append(v)
-            elem = v if elem is None else join(elem, v)
+            elem = v if elem is None else join_elements(elem, v)
         if elem is not None:
             st.heap[(box.oid, "*")] = elem
         if not any(type(e) is ast.Starred for e in node.elts):
@@ -906,7 +917,7 @@ class Engine(TorchModel, Autograd):
         per element) are weak; a graph the elements share (a trunk) stays strong."""
         if type(v) is Tensor:
             olds = {(s.site, s.ctx) for s in v.segs if s.old}
-            weak = frozenset(s for s in v.segs if s in self.summaries or s.old or (s.site, s.ctx) in olds)
+            weak = v.weak | frozenset(s for s in v.segs if s in self.summaries or s.old or (s.site, s.ctx) in olds)
             return v if weak == v.weak else v.but(weak=weak)
         if type(v) is Tup:
             return Tup(self._weak(x) for x in v.items)
@@ -1365,6 +1376,10 @@ class Engine(TorchModel, Autograd):
                 hooks = st.heap.get(key)  # (paths that registered different hooks join to unknown)
                 st.heap[key] = Tup((hooks.items if type(hooks) is Tup else ()) + (args[0][0],))
                 return UNKNOWN  # the handle
+            if name in api.MODULE_REGISTERS and t is Obj and len(args) >= 2 and type(args[0][0]) is Const \
+                    and isinstance(args[0][0].value, str):
+                st.heap[(recv.oid, args[0][0].value)] = args[1][0]
+                return NONE
             if name in api.MODULE_SELF_METHODS:
                 if name == api.REQUIRES_GRAD_SETTER and args and truth(args[0][0]) is False:
                     self.freeze(self.module_roots(recv, st, 0), st, True)
@@ -1399,7 +1414,7 @@ class Engine(TorchModel, Autograd):
             forget_items(st, box)
         if name in ("append", "add", "insert", "setdefault") and vals:
             value = vals[-1] if name != "setdefault" else (vals[1] if len(vals) > 1 else NONE)
-            st.heap[key] = join(st.heap[key], value) if key in st.heap else value
+            st.heap[key] = join_elements(st.heap[key], value) if key in st.heap else value
             return NONE if name != "setdefault" else self._weak(st.heap[key])
         if name in ("extend", "update") and vals:
             elem = self.iter_elem(vals[0], st, node) if name == "extend" else self.dict_values(vals[0], st)
@@ -1440,6 +1455,12 @@ class Engine(TorchModel, Autograd):
                     return _counter(v.wrap[1], first)
                 if kind == "enumerate":
                     return Tup((_counter(v.wrap[2], first), self.iter_elem(v.wrap[1], st, site)))
+                if kind in ("chain", "cycle"):  # itertools.chain(a, b), cycle(a): the items of each in turn
+                    out = None
+                    for x in v.wrap[1]:
+                        one = self.iter_elem(x, st, site)
+                        out = one if out is None else join_elements(out, one)
+                    return out
                 return Tup(self.iter_elem(x, st, site) for x in v.wrap[1])
             return v.elem
         if t is Box:
@@ -1447,7 +1468,7 @@ class Engine(TorchModel, Autograd):
         if t is Tup:
             out = None
             for item in v.items:
-                out = item if out is None else join(out, item)
+                out = item if out is None else join_elements(out, item)
             return self._weak(out) if out is not None else UNKNOWN
         if t is Tensor:
             return self.op(site, [(v, site if isinstance(site, ast.Name) else None)], False, st)
@@ -1559,6 +1580,16 @@ def _counter(start: Val, first) -> Val:
 DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass"})
 DATACLASS_FIELD = "dataclasses.field"
 DATACLASS_CLASSVAR = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
+
+
+def _cycles(v: Val) -> bool:
+    """Whether iterating ``v`` starts over on the same items (``cycle(xs)``, ``zip(r, cycle(xs))``,
+    ``islice(cycle(xs), n)``, ``chain(xs, xs)``)."""
+    if type(v) is Iter and v.wrap is not None and v.wrap[0] in ("cycle", "zip", "chain"):
+        boxes = [x.oid for x in v.wrap[1] if type(x) is Box]
+        return v.wrap[0] == "cycle" or (v.wrap[0] == "chain" and len(set(boxes)) < len(boxes)) \
+            or any(_cycles(x) for x in v.wrap[1])
+    return False
 
 
 def _walks_container(v: Val) -> bool:

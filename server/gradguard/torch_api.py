@@ -399,6 +399,8 @@ MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})  # yiel
 MODULE_NAMED_METHODS = frozenset({"named_parameters"})  # of those, the ones yielding (name, Parameter)
 # Module methods that register a hook called with (module, inputs, output) after each forward.
 MODULE_FORWARD_HOOKS = frozenset({"register_forward_hook"})
+# ``self.register_buffer("mean", t)``: the module's attribute ``mean`` is now ``t`` itself
+MODULE_REGISTERS = frozenset({"register_buffer", "register_parameter"})
 MODULE_SELF_METHODS = frozenset({"train", "eval", "to", "cuda", "cpu", "float", "double",
                                  "requires_grad_", "half", "bfloat16", "type", "apply",
                                  "share_memory"})  # return the module itself

@@ -58,6 +58,8 @@ class TorchModel:
         if t is Iter:
             if v.wrap is not None and v.wrap[0] == "view":  # optimizer(params_dict.values())
                 return self.roots_of(v.wrap[1], st, depth + 1)
+            if v.wrap is not None and v.wrap[0] in ("chain", "cycle"):  # optimizer(chain(g.parameters(), d.parameters()))
+                return set().union(*(self.roots_of(x, st, depth + 1) for x in v.wrap[1]))
             return self.roots_of(v.elem, st, depth + 1) if v.gen is None and v.wrap is None else set()
         return set()
 
@@ -84,6 +86,9 @@ class TorchModel:
             return Partial(args[0][0], tuple(args[1:]), dict(kwargs))
         if qual in _DICT_CLASSES:
             return self.builtin_call("dict", args, kwargs, node, st)
+        if qual in _ITERATES_ITEMS and args:
+            kind = "cycle" if qual in _CYCLES else "chain"
+            return Iter(wrap=(kind, tuple(v for v, _ in args[:_ITERATES_ITEMS[qual]])))
         if qual in api.COPIES:
             return self.copy_value(args[0][0] if args else UNKNOWN, node, st)
         if qual in api.NUMPY_CONVERTERS:
@@ -224,6 +229,8 @@ class TorchModel:
             frozen = t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots)
             if frozen and st.grad is not False:
                 self.absorb(t.roots, args, st)
+            elif t.grad == NEVER and t.leaf and not t.roots and t.storage is not None and st.grad is not False:
+                self.absorb((t.storage,), args, st)  # ``running_mean.mul_(m).add_(x.mean(0))``
             elif t.leaf and t.grad == YES:
                 st.mark_stepped()
                 self.trained |= t.roots
@@ -273,7 +280,8 @@ class TorchModel:
 
     def absorb(self, roots, args, st: State) -> None:
         """``t.mul_(a).add_((1 - a) * s)`` with grad on, on weights that do not require grad
-        (an EMA teacher's): they now hold the graph of what was added, and pass it on."""
+        (an EMA teacher's) or a buffer (running statistics): they now hold the graph of what
+        was added, and pass it on. ``roots``: the parameters' roots, or the buffer's storage."""
         graphs = [t for v, _ in args for t in tensors_in(v) if t.segs]
         if not graphs:
             return
@@ -320,6 +328,11 @@ def _kw_truth(kwargs, name, default):
 _DICT_CLASSES = frozenset({"collections.OrderedDict", "typing.OrderedDict"})
 
 _PARTIALS = frozenset({"functools.partial"})
+
+# Iterators that yield the items of their first n arguments (``None``: all), and those that
+# start over when done: ``for x, y in cycle(batches)`` walks the same tensors again.
+_ITERATES_ITEMS = {"itertools.cycle": 1, "itertools.islice": 1, "itertools.chain": None}
+_CYCLES = frozenset({"itertools.cycle"})
 
 def _in_place_layer(layer: Layer) -> bool:
     """A module built to modify its input (``nn.ReLU(inplace=True)``)."""

@@ -433,6 +433,19 @@ def join(a: Val, b: Val) -> Val:
     return UNKNOWN
 
 
+def join_elements(a: Val, b: Val) -> Val:
+    """The value that stands for two elements of one container: a graph only one of them holds
+    is walked by a backward over that one only, so it is weak (what they share stays strong)."""
+    out = join(a, b)
+    if type(out) is Tensor and type(a) is Tensor and type(b) is Tensor:
+        only = a.segs ^ b.segs
+        if only - out.weak:
+            return out.but(weak=out.weak | only)
+    elif type(out) is Tup and type(a) is Tup and type(b) is Tup and len(a.items) == len(b.items):
+        return Tup(join_elements(x, y) for x, y in zip(a.items, b.items))
+    return out
+
+
 def tensors_in(v: Val):
     """The tensors a value holds directly (a tensor, or the items of a tuple)."""
     if type(v) is Tensor:
