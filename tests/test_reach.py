@@ -257,6 +257,38 @@ def test_a_text_a_pattern_matches_holds_a_string_it_requires(pattern):
             assert not needs or any(s in text for s in needs), (pattern, text, needs)
 
 
+@pytest.mark.parametrize("pattern", _PATTERNS)
+def test_a_match_begins_with_a_string_the_pattern_starts_with(pattern):
+    import random
+
+    compiled = re.compile(pattern)
+    starts = reach.starts(compiled)
+    rng = random.Random(pattern)
+    alphabet = list("abcdxy fo=+(_.\n") + ["np.", "loss(", "crit(", "+=", "AB", "foo", "bar"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        for at in range(len(text) + 1):
+            if starts and compiled.match(text, at):
+                assert any(text.startswith(s, at) for s in starts), (pattern, text, at, starts)
+        assert reach._found(compiled, frozenset(), starts, text) == bool(compiled.search(text)), (pattern, text)
+
+
+@pytest.mark.parametrize("pattern", [
+    r"\A(?=[\s\S]*(?:\+=|=\s*\w+\s*\+))(?=[\s\S]*(?:loss|crit)\w*\s*\()",
+    r"\A(?=[\s\S]*a(?=[\s\S]*b))", r"\A(?=[\s\S]*a)b", r"\A(?=[\s\S]*a\))", r"\A(?=[\s\S]*a)(b)"])
+def test_a_pattern_split_into_conjuncts_answers_as_the_whole(pattern):
+    import random
+
+    compiled = re.compile(pattern)
+    parts = reach.conjuncts(compiled)
+    assert len(parts) == (2 if "loss" in pattern else 1)
+    rng = random.Random(pattern)
+    alphabet = list("ab =+()_\n") + ["loss(", "crit(", "+=", "x + y"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10)))
+        assert all(p.search(text) for p in parts) == bool(compiled.search(text)), (pattern, text)
+
+
 def test_the_registered_triggers_are_gated_without_changing_an_answer():
     from gradguard.rules import TRIGGERS
 

@@ -43,7 +43,19 @@ def triggered(text: str) -> bool:
     """Whether the finding of a rule that needs no backward may sit in this text (it matches
     the rule's ``trigger``). Such findings are the analysed file's own, so only its own text
     counts, not what it imports."""
-    return any((not needs or any(s in text for s in needs)) and t.search(text) for t, needs in _GATED)
+    return any(all(_found(*search, text) for search in searches) for searches in _GATED)
+
+
+def _found(pattern: re.Pattern, needs: frozenset, starts: frozenset, text: str) -> bool:
+    if starts:  # tried only where a match can begin
+        for start in starts:
+            at = text.find(start)
+            while at >= 0:
+                if pattern.match(text, at):
+                    return True
+                at = text.find(start, at + 1)
+        return False
+    return (not needs or any(s in text for s in needs)) and pattern.search(text) is not None
 
 
 def required(pattern: re.Pattern) -> frozenset:
@@ -121,7 +133,62 @@ def _needs_of(op, av) -> Optional[frozenset]:
     return None
 
 
-_GATED = tuple((t, required(t)) for t in TRIGGERS)
+_ANYWHERE = r"(?=[\s\S]*"
+
+
+def conjuncts(pattern: re.Pattern) -> tuple:
+    """``\\A(?=[\\s\\S]*X)(?=[\\s\\S]*Y)`` ("the text holds X and Y") as the searches for X
+    and Y: each alone lets the regex engine skip to where it can start, the whole is tried
+    at every character of the text again for each lookahead. Other patterns: themselves."""
+    source = pattern.pattern
+    if isinstance(source, str) and source.startswith(r"\A" + _ANYWHERE):
+        parts = source[2:].split(_ANYWHERE)[1:]
+        if all(part.endswith(")") for part in parts):
+            try:  # a split inside a group leaves some part unbalanced: then the whole pattern
+                return tuple(re.compile(part[:-1], pattern.flags) for part in parts)
+            except re.error:
+                pass
+    return (pattern,)
+
+
+def starts(pattern: re.Pattern) -> frozenset:
+    """Strings one of which every match of the pattern begins with (empty: none known). A
+    pattern such as ``\\b(?:np|numpy)\\.`` has no first character the regex engine can skip
+    to, and is tried at every character; at the few places a string begins, it is cheap."""
+    if not isinstance(pattern.pattern, str) or pattern.flags & re.IGNORECASE:
+        return frozenset()
+    try:
+        return _starts(_sre.parse(pattern.pattern, pattern.flags)) or frozenset()
+    except Exception:  # a construct this reading does not know: no shortcut, never a wrong one
+        return frozenset()
+
+
+def _starts(items) -> Optional[frozenset]:
+    items = list(items)
+    while items and items[0][0] in (_C.AT, _C.ASSERT, _C.ASSERT_NOT):  # they match no text
+        items.pop(0)
+    if not items:
+        return None
+    op, av = items[0]
+    if op is _C.BRANCH:
+        parts = [_starts(b) for b in av[1]]
+        return frozenset().union(*parts) if all(parts) else None
+    if op is _C.SUBPATTERN and _exact(op, av) is None:
+        return _starts(av[3]) if not av[1] & re.IGNORECASE else None
+    run = {""}
+    for op, av in items:
+        exact = _exact(op, av)
+        if exact is None or len(run) * len(exact) > _MAX_STRINGS:
+            break
+        run = {a + b for a in run for b in exact}
+    return frozenset(run) if "" not in run else None
+
+
+# For each trigger, the searches that must all find a match (the rarer first), with the
+# strings each requires and those its matches begin with.
+_GATED = tuple(tuple(sorted(((c, required(c), starts(c)) for c in conjuncts(t)),
+                            key=lambda search: -min(map(len, search[1]), default=0)))
+               for t in TRIGGERS)
 
 
 # The scan reads the text, not a syntax tree: parsing costs as much as the whole budget of a
@@ -309,6 +376,7 @@ class Reach:
         self._provisional: dict = {}  # question -> (False, the depth of the question it rests on)
         self._pending: list = []  # the provisional questions, with where they go, in order
         self._low = 0  # the shallowest question in progress that the current answer rested on
+        self._importers: dict[str, _Importer] = {}
 
     def outline(self, path: str) -> Optional[Outline]:
         if path not in self.outlines:
@@ -319,7 +387,9 @@ class Reach:
     def _find(self, dotted: str, level: int, importer: str) -> Optional[str]:
         if level == 0 and (dotted == "torch" or dotted.startswith("torch.")):
             return None
-        return self.project.find(dotted, level, _Importer(importer))
+        if importer not in self._importers:
+            self._importers[importer] = _Importer(importer)
+        return self.project.find(dotted, level, self._importers[importer])
 
     def module(self, path: str) -> bool:
         """Whether running anything of this module may reach a backward."""
