@@ -18,7 +18,7 @@ from .engine import Cancelled, Engine  # noqa: F401 - Cancelled is part of this 
 from .facts import Facts
 from .reach import Reach, calls_backward, triggered
 from .findings import Finding, Location
-from .resolve import ModuleInfo, Project, exists
+from .resolve import ROOTS, ModuleInfo, Project, exists, probed
 from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics
 from .state import State
 from .suppress import suppressed
@@ -144,6 +144,10 @@ class Analysis:
 
 def project_root(path: str) -> str:
     directory = os.path.dirname(os.path.abspath(path))
+    return probed(ROOTS, directory, lambda: _root_of(directory))
+
+
+def _root_of(directory: str) -> str:
     probe = directory
     while True:
         if any(exists(os.path.join(probe, m)) for m in PROJECT_MARKERS):  # probes kept a few seconds

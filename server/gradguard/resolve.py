@@ -142,13 +142,8 @@ class Project:
         return self._stamps[path]
 
     def find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
-        key = (self.root, dotted, level, importer.directory)
-        now = time.monotonic()
-        hit = _FOUND.get(key)
-        if hit is None or now - hit[1] > PROBE_SECONDS:
-            hit = (self._find(dotted, level, importer), now)
-            _FOUND[key] = hit
-        return hit[0]
+        return probed(_FOUND, (self.root, dotted, level, importer.directory),
+                      lambda: self._find(dotted, level, importer))
 
     def _find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
         parts = [p for p in dotted.split(".") if p]
@@ -244,6 +239,7 @@ def clear_caches() -> None:
     _cached_bytes = 0
     _PROBES.clear()
     _FOUND.clear()
+    ROOTS.clear()
 
 
 def file_stamp(path: str):
@@ -258,16 +254,21 @@ def file_stamp(path: str):
 # same questions many times, while a module created later is still found seconds after.
 _PROBES: dict = {}
 _FOUND: dict = {}  # the same, for whole import resolutions
+ROOTS: dict = {}  # and for the project root of a folder (``analysis.project_root``)
 PROBE_SECONDS = 5.0
 
 
-def exists(path: str) -> bool:
+def probed(memo: dict, key, probe):
+    """``probe()``, remembered in ``memo`` under ``key`` for ``PROBE_SECONDS``."""
     now = time.monotonic()
-    hit = _PROBES.get(path)
+    hit = memo.get(key)
     if hit is None or now - hit[1] > PROBE_SECONDS:
-        hit = (os.path.exists(path), now)
-        _PROBES[path] = hit
+        hit = memo[key] = (probe(), now)
     return hit[0]
+
+
+def exists(path: str) -> bool:
+    return probed(_PROBES, path, lambda: os.path.exists(path))
 
 
 def _compiled(base: str, parts: list) -> bool:
