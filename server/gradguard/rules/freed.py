@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding, Fix
-from ..values import Obj, Tensor, Tup, join, tensors_in
+from ..values import Box, Obj, Tensor, Tup, join, tensors_in
 from . import Report, short
 from .buffers import clear_fix
 
@@ -42,8 +42,14 @@ class Walk:
         self.exact = exact  # the walked values passed through no unresolved code
 
     def carriers(self, stale) -> dict:
-        """The variables (and attributes of objects they hold) whose value holds ``stale``."""
+        """The variables (and attributes of objects they hold) whose value holds ``stale``: a
+        tensor, a tuple of them, or a list whose elements do."""
         out = {name: v for name, v in self.scope.items() if any(stale in t.segs for t in tensors_in(v))}
+        for name, box in self.scope.items():
+            if type(box) is Box and box.kind == "list":
+                elems = self.heap.get((box.oid, "*"), self.heap.get((box.oid, "items")))
+                if elems is not None and any(stale in t.segs for t in tensors_in(elems)):
+                    out[name] = box
         for name, obj in self.scope.items():  # attributes kept on objects: model.prev
             if type(obj) is Obj:
                 for (oid, attr), v in self.heap.items():
@@ -312,8 +318,10 @@ def _stale_fixes(reuse, locate, main_path, parents, trained_roots) -> list:
     fresh = (value.segs if isinstance(value, Tensor) else frozenset()) - set(reuse.hits)
     if scope is not None:  # graph this iteration builds itself
         fresh = {s for s in fresh if s.path == main_path and _within(s.stmt, scope)}
-    # Cutting the stale part is a fix only if this iteration still reaches parameters without it.
-    own_graph = any(s.direct for s in fresh)
+    # Cutting the stale part is a fix only if this iteration still reaches parameters without it
+    # (built here, or requires_grad origins that no freed part holds).
+    reached = frozenset().union(*(h.roots for h in reuse.hits))
+    own_graph = any(s.direct for s in fresh) or (isinstance(value, Tensor) and bool(value.roots - reached))
     stmt = stale.stmt
     chain = _chain_before(scope, reuse.hits, main_path, parents) if scope is not None else []
     names = {ast.unparse(t) for s in chain for t in _targets(s)}
@@ -345,14 +353,10 @@ def _carried_fixes(reuse, locate, main_path, parents, loop) -> list:
     carry it once the backward is done with it."""
     exposed = _read_before_written(loop)
     scope = _function_of(loop, parents) or parents.tree
-    plain = _assigned_constants(scope)  # may hold a number, not a tensor, when the fix runs
-    names = [n for n in reuse.carriers if (n in exposed or "." in n) and n not in plain]  # attributes persist
+    names = [n for n in reuse.carriers if n in exposed or "." in n]  # attributes persist
     stmt = parents.statement(reuse.node)
     if not names or stmt is None:
         return []
-    lines = [f"{n} = tuple(t.detach() for t in {n})" if isinstance(reuse.carriers[n], Tup)
-             else f"{n} = {n}.detach()" for n in names]
-    what = ", ".join(f"`{n}`" for n in names)
     # after the backward, or after the last statement of the iteration that assigns a carrier
     # (``state = next_state``), so that what flows into the next iteration is the detached value
     anchor = stmt
@@ -361,8 +365,42 @@ def _carried_fixes(reuse, locate, main_path, parents, loop) -> list:
         assigning = [s for s in later if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign))
                      and {ast.unparse(t) for t in _targets(s)} & set(names)]
         anchor = assigning[-1] if assigning else stmt
+    # a name some statement binds to a constant may hold that number, not a tensor, at the
+    # anchor: unless the anchor computes it, or the backward was called on it
+    surely = {ast.unparse(t) for t in _targets(anchor)} if anchor is not stmt else set()
+    if isinstance(reuse.node.func, ast.Attribute):
+        surely.add(ast.unparse(reuse.node.func.value))
+    plain = _assigned_constants(scope) - surely
+    torch = _torch_alias(parents.tree)
+    if torch is None:
+        names = [n for n in names if n not in plain]
+    if not names:
+        return []
+    lines = [_detached(n, reuse.carriers[n], torch if n in plain else None) for n in names]
+    what = ", ".join(f"`{n}`" for n in names)
     return [Fix("insert_after", f"Detach {what} after the backward, so the next iteration starts a new graph",
                 (("after", locate(anchor, main_path)),), preferred=True, texts=(("statement", "\n".join(lines)),))]
+
+
+def _detached(name: str, value, torch) -> str:
+    """``name = <name detached>``; ``torch``: check it holds a tensor first (it may hold a number)."""
+    if isinstance(value, Tup):
+        return f"{name} = tuple(t.detach() for t in {name})"
+    if isinstance(value, Box):
+        return f"{name} = [t.detach() for t in {name}]"
+    if torch is not None:
+        return f"{name} = {name}.detach() if isinstance({name}, {torch}.Tensor) else {name}"
+    return f"{name} = {name}.detach()"
+
+
+def _torch_alias(tree):
+    """How the module names ``torch`` (``import torch as th``), or None."""
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "torch":
+                    return alias.asname or "torch"
+    return None
 
 
 def _assigned_constants(scope) -> set:
