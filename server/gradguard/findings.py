@@ -53,6 +53,8 @@ class Fix:
         keyword, ``torch.ones_like(<expr>)``
       - ``move_after``: ``stmt`` – a statement moved to right after ``after``
       - ``drop_retain_graph``: ``call`` – the ``retain_graph=`` keyword taken out
+      - ``retain_graph_and_insert_before``: ``call0`` gets ``retain_graph=True``, and
+        ``texts["statement"]`` goes before the statement ``before`` (as ``insert_before``)
       - ``leaf_after``: ``call`` – a factory whose ``requires_grad=True`` is taken out, ``expr`` – the
         value computed from it, which gets ``.requires_grad_()``
     """

@@ -254,6 +254,11 @@ def _leaf_after(srcs, fix: Fix) -> list[Edit]:
     return _drop_keyword("requires_grad")(srcs, fix) + _appended("requires_grad_")(srcs, fix)
 
 
+def _retain_then_insert(srcs, fix: Fix) -> list[Edit]:
+    """``retain_graph=True`` on the ``call`` targets, and new lines before ``before``."""
+    return _keyword_true("retain_graph")(srcs, fix) + _insert_before(srcs, fix)
+
+
 def _enable_grad(srcs, fix: Fix) -> list[Edit]:
     """The grad-mode context or decorator that turned recording off becomes ``enable_grad()``."""
     loc = fix.target("expr")
@@ -509,7 +514,7 @@ _KINDS = {
     "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),
     **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},
     "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after,
-    "move_after": _move_after,
+    "move_after": _move_after, "retain_graph_and_insert_before": _retain_then_insert,
 }
 
 

@@ -292,7 +292,26 @@ def _fixes(reuse, locate, main_path, parents, trained) -> list:
                              preferred=True, texts=(("first_loss", a), ("second_loss", b))))
     if info.path == main_path and reuse.code == "GG101":
         fixes.append(_retain(first, locate, main_path, preferred=not fixes))
+    elif not fixes and info.path == main_path and reuse.module.path == main_path:
+        fixes.extend(_walk_again_fixes(reuse, locate, main_path, parents))
     return fixes
+
+
+def _walk_again_fixes(reuse, locate, main_path, parents) -> list:
+    """GG102 of a graph walked a second time on purpose: keep it for that walk, and clear the
+    gradients the first walk left, so the second gives them once rather than twice."""
+    first, second = reuse.info.call, reuse.node
+    stmt = _statement_of(second, parents)
+    home = _function_of(second, parents)
+    roots = sorted(reuse.stale.roots, key=lambda r: r.node.lineno)
+    if stmt is None or not roots or any(r.path != main_path or _function_of(r.stmt, parents) is not home
+                                        for r in roots):
+        return []
+    resets = [f"{r.name}.zero_grad()" if r.kind == "params" else f"{r.name}.grad = None" for r in roots]
+    return [Fix("retain_graph_and_insert_before",
+                f"Keep the graph for the second walk and clear the gradients before it: `{resets[0]}`",
+                (("call0", locate(first, main_path)), ("before", locate(stmt, main_path))), preferred=True,
+                texts=(("statement", "\n".join(dict.fromkeys(resets))),))]
 
 
 def _stale_fixes(reuse, locate, main_path, parents, trained_roots) -> list:
