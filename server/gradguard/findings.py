@@ -55,6 +55,8 @@ class Fix:
       - ``drop_retain_graph``: ``call`` – the ``retain_graph=`` keyword taken out
       - ``retain_graph_and_insert_before``: ``call0`` gets ``retain_graph=True``, and
         ``texts["statement"]`` goes before the statement ``before`` (as ``insert_before``)
+      - ``keep_tensors``: ``expr`` – a tensor rebuilt from numbers, replaced by ``value`` (its
+        argument) without the ``.item()`` calls in it
       - ``leaf_after``: ``call`` – a factory whose ``requires_grad=True`` is taken out, ``expr`` – the
         value computed from it, which gets ``.requires_grad_()``
     """

@@ -259,6 +259,29 @@ def _retain_then_insert(srcs, fix: Fix) -> list[Edit]:
     return _keyword_true("retain_graph")(srcs, fix) + _insert_before(srcs, fix)
 
 
+def _keep_tensors(srcs, fix: Fix) -> list[Edit]:
+    """``torch.tensor(a.item() + 0.1 * b.item())`` becomes ``a + 0.1 * b`` (the ``value`` target
+    without its ``.item()`` calls)."""
+    loc, value_loc = fix.target("expr"), fix.target("value")
+    src = _source_for(srcs, loc)
+    region, node = _exact(src, loc, (cst.Call,))
+    _, value = _exact(src, value_loc, (cst.BaseExpression,))
+
+    class Unwrap(cst.CSTTransformer):
+        def leave_Call(self, original, updated):
+            func = updated.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "item" and not updated.args:
+                return func.value.with_changes(lpar=[*updated.lpar, *func.value.lpar],
+                                               rpar=[*func.value.rpar, *updated.rpar])
+            return updated
+
+    text = region.module.code_for_node(value.visit(Unwrap()))
+    parent = next((n for n in region.nodes if any(c is node for c in n.children)), None)
+    # an operand of something else keeps its grouping
+    alone = isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Return, cst.Expr, cst.Arg)) or node.rpar
+    return [_replace(src, region.span(node), text if alone or isinstance(value, _ATOMIC) or value.lpar else f"({text})")]
+
+
 def _enable_grad(srcs, fix: Fix) -> list[Edit]:
     """The grad-mode context or decorator that turned recording off becomes ``enable_grad()``."""
     loc = fix.target("expr")
@@ -515,6 +538,7 @@ _KINDS = {
     **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},
     "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after,
     "move_after": _move_after, "retain_graph_and_insert_before": _retain_then_insert,
+    "keep_tensors": _keep_tensors,
 }
 
 

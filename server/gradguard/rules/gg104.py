@@ -54,11 +54,39 @@ def _fixes(kind, sites) -> tuple:
     if kind == "no_create_graph":
         return (FixIntent("create_graph", "Take the gradients with `create_graph=True`", (("call", sites[0]),),
                           preferred=True),)
+    if kind == "rebuilt":
+        value = _from_items(sites[0])
+        if value is None:
+            return ()
+        return (FixIntent("keep_tensors", "Keep the tensors instead of rebuilding them from `.item()` numbers",
+                          (("expr", sites[0]), ("value", value)), preferred=True),)
     if kind == "detach":
         return tuple(FixIntent("drop_detach", f"Keep the graph of `{short(_receiver(node))}` (remove the detach)",
                                (("expr", node), ("receiver", _receiver(node))), preferred=i == 0)
                      for i, node in enumerate(sites) if _receiver(node) is not None)
     return ()
+
+
+def _from_items(call):
+    """The argument of ``torch.tensor(a.item() + 0.1 * b.item())`` when it is arithmetic over
+    ``.item()`` numbers and plain values: without the ``.item()`` calls it computes the same
+    number as a tensor that keeps its graph."""
+    if not isinstance(call, ast.Call) or len(call.args) != 1 or call.keywords:
+        return None
+    value, items = call.args[0], 0
+    for node in ast.walk(value):
+        if _is_item(node):
+            items += 1
+        elif not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Attribute, ast.Load,
+                                   ast.operator, ast.unaryop)) and not any(_is_item(c) and c.func is node
+                                                                           for c in ast.walk(value)):
+            return None
+    return value if items else None
+
+
+def _is_item(node) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item" \
+        and not node.args and not node.keywords
 
 
 def _receiver(node):
