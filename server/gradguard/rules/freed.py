@@ -363,7 +363,13 @@ def _stale_fixes(reuse, locate, main_path, parents, trained_roots) -> list:
         fixes.append(Fix("detach", f"Detach `{stale.what}` where it is computed: `.detach()`",
                          (("expr", locate(_tensor_part(stmt.value, stale.site), stale.path)),)))
     if not fixes and not info.stepped and in_main and reuse.code == "GG101":
-        fixes.append(_retain(node, locate, main_path, preferred=True))
+        if chain and target in names:
+            # the backwarded value itself is built before the loop, from values nothing updates:
+            # building it again gives the same gradients, and no graph is kept for the next walk
+            fixes.append(Fix("insert_before", f"Compute `{target}` in every iteration",
+                             (("before", locate(scope.body[0], main_path)),), preferred=True,
+                             texts=(("statement", "\n".join(ast.unparse(s) for s in chain)),)))
+        fixes.append(_retain(node, locate, main_path, preferred=not fixes))
     return fixes
 
 
