@@ -13,6 +13,7 @@ from collections import Counter
 
 from ..values import YES
 from . import FixIntent, Report, Rule, short
+from .freed import _read_before_written
 
 
 def on_read_grad(ev) -> Report | None:
@@ -33,7 +34,7 @@ def _fixes(ev, t) -> tuple:
     stmts = {id(s.stmt): s.stmt for s in t.segs if s.stmt is not None}
     top = max(t.segs, key=lambda s: s.order).stmt
     if len(stmts) != 1:
-        return ()
+        return _leaf_each_iteration(ev)
     if not (isinstance(top, ast.Assign) and len(top.targets) == 1 and isinstance(top.targets[0], ast.Name)
             and top.targets[0].id == ev.target.id):
         return ()
@@ -44,9 +45,32 @@ def _fixes(ev, t) -> tuple:
             return (FixIntent("leaf_after", f"Make `{name}` a leaf after computing it (`.requires_grad_()`)",
                               (("expr", top.value), ("call", root.node)), preferred=True),)
     if _assignments(ev.scope, name) > 1:
-        return ()  # it would keep the gradient of one of its values only
+        return _leaf_each_iteration(ev)  # retain_grad() would keep the gradient of one of its values only
     return (FixIntent("insert_after", f"Keep the gradient of `{name}`: `{name}.retain_grad()`", (("after", top),),
                       preferred=True, texts=(("statement", f"{name}.retain_grad()"),)),)
+
+
+def _leaf_each_iteration(ev) -> tuple:
+    """A value the loop computes anew from its last one (``x_adv = x_adv + alpha * g``) cannot be
+    made a leaf once: make it one at the top of every iteration, from where it flows in."""
+    name = ev.target.id
+    loops = [n for n in ast.walk(ev.scope) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))
+             and n.body and _within(ev.stmt, n)] if ev.scope is not None and ev.stmt is not None else []
+    if not loops:
+        return ()
+    loop = max(loops, key=lambda n: (n.lineno, n.col_offset))
+    rebound = any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == name
+                  for s in loop.body for n in ast.walk(s))
+    if not rebound or name not in _read_before_written(loop):
+        return ()
+    return (FixIntent("insert_before", f"Make `{name}` a leaf at the start of every iteration "
+                                       "(`.detach().requires_grad_()`)", (("before", loop.body[0]),), preferred=True,
+                      texts=(("statement", f"{name} = {name}.detach().requires_grad_()"),)),)
+
+
+def _within(node, outer) -> bool:
+    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) \
+        and (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
 
 
 def _assignments(scope, name: str) -> int:
