@@ -205,3 +205,45 @@ def test_iterators_and_buffers_against_torch(tmp_path, program):
         assert "Trying to backward through the graph a second time" in ran.stderr, ran.stderr
     expected = [("GG101", int(raised[-1]))] if raised else []
     assert [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings] == expected
+
+
+LOADED = """\
+    import torch
+    from torch.utils.data import DataLoader, Dataset, TensorDataset
+    enc = torch.nn.Linear(3, 3)
+    head = torch.nn.Linear(3, 1)
+    class Encoded(Dataset):
+        def __init__(self, raw):
+            self.raw = raw
+            {init}
+        def __len__(self):
+            return len(self.raw)
+        def __getitem__(self, i):
+            return {item}, 1.0
+    raw = torch.randn(8, 3)
+    loader = DataLoader({dataset}, batch_size=4{options})
+    for epoch in range(2):
+        for x, y in loader:
+            loss = (head(x).squeeze(1) - y).pow(2).mean()
+            loss.backward()
+    """
+
+
+@pytest.mark.parametrize("init, item, dataset, options", [
+    ("self.x = enc(raw)", "self.x[i]", "Encoded(raw)", ""),  # one graph under every batch
+    ("self.x = enc(raw)", "self.x[i]", "Encoded(raw)", ", shuffle=True, num_workers=0"),
+    ("self.x = enc(raw).detach()", "self.x[i]", "Encoded(raw)", ""),
+    ("pass", "enc(self.raw[i])", "Encoded(raw)", ""),  # each item computed when asked for
+    ("pass", "0", "TensorDataset(enc(raw), torch.zeros(8))", ""),
+    ("pass", "0", "TensorDataset(raw, torch.zeros(8))", ", drop_last=True"),
+], ids=["learned-transform", "options", "detached", "per-item", "tensor-dataset", "raw-tensors"])
+def test_data_loader_batches_against_torch(tmp_path, init, item, dataset, options):
+    program = textwrap.dedent(LOADED).format(init=init, item=item, dataset=dataset, options=options)
+    path = tmp_path / "prog.py"
+    path.write_text(program)
+    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    found = [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings]
+    raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
+    if ran.returncode:
+        assert "Trying to backward through the graph a second time" in ran.stderr, ran.stderr
+    assert found == ([("GG101", int(raised[-1]))] if raised else [])

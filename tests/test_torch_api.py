@@ -1389,7 +1389,8 @@ VERIFIED_TABLES = {
     "OPTIMIZER_REPEATS_CLOSURE", "MODULE_HOLDERS", "PYTHON_VALUE_METHODS", "MODULE_PARAMETER_ATTRIBUTES",
     "DATA_CONVERTERS", "SAMPLE_METHODS", "TENSOR_CLASSES", "MODULE_NAMED_METHODS", "MODULE_FORWARD_HOOKS",
     "DETACHES", "GRAD_RESET_METHODS", "GRAD_TENSOR_RESETS", "DETACHED_ATTRIBUTES", "NOT_OPTIMIZER_PREFIXES",
-    "TENSOR_HOOK_METHODS", "MODULE_REGISTERS",
+    "TENSOR_HOOK_METHODS", "MODULE_REGISTERS", "DATA_LOADERS", "DATA_LOADER_KEYWORDS", "DATA_LOADER_ORDER_KEYWORDS",
+    "DATA_LOADER_DEFAULTS", "TENSOR_DATASETS",
     "RETAIN_GRAPH", "CREATE_GRAPH", "INPUTS", "REQUIRES_GRAD", "TORCH", "MODULE_FORWARD", "GRAD_MODE_KEYWORD",
     # tests/test_shapes.py
     "SHAPE_FUNCTIONS", "SHAPE_METHODS", "SHAPE_ATTRIBUTES", "SHAPE_OPERATORS", "FACTORY_SHAPES",
@@ -1506,3 +1507,29 @@ def test_grad_of_a_non_leaf_is_none_unless_retained():
     getattr(h, api.RETAIN_GRAD)()
     (h * h).sum().backward()
     assert getattr(h, api.GRAD_ATTRIBUTE) is not None
+
+
+@pytest.mark.parametrize("name", sorted(api.DATA_LOADERS))
+def test_data_loader_stacks_items_with_their_graphs(name):
+    loader_class = resolve(name)
+    signature = inspect.signature(loader_class.__init__)
+    positional = [p for p in signature.parameters if p != "self"][:len(api.DATA_LOADER_KEYWORDS)]
+    assert tuple(positional) == api.DATA_LOADER_KEYWORDS
+    for keyword, default in api.DATA_LOADER_DEFAULTS:
+        assert signature.parameters[keyword].default == default
+    assert api.DATA_LOADER_ORDER_KEYWORDS <= set(signature.parameters)
+    w = torch.ones(3, requires_grad=True)
+    x = torch.randn(4, 3) * w
+    items = [(x[i], 1.0) for i in range(4)]
+    xb, yb = next(iter(loader_class(items, batch_size=2)))
+    assert type(xb.grad_fn).__name__ == "StackBackward0" and not yb.requires_grad
+    xb, yb = next(iter(loader_class(items, batch_size=None)))
+    assert xb is items[0][0]
+
+
+@pytest.mark.parametrize("name", sorted(api.TENSOR_DATASETS))
+def test_tensor_dataset_items_are_rows(name):
+    w = torch.ones(3, requires_grad=True)
+    x, y = torch.randn(4, 3) * w, torch.arange(4)
+    row, label = resolve(name)(x, y)[1]
+    assert torch.equal(row, x[1]) and row.grad_fn is not None and label == 1

@@ -91,6 +91,14 @@ class TorchModel:
             return Iter(wrap=(kind, tuple(v for v, _ in args[:_ITERATES_ITEMS[qual]])))
         if qual in api.COPIES:
             return self.copy_value(args[0][0] if args else UNKNOWN, node, st)
+        if qual in api.DATA_LOADERS:
+            return self.data_loader(args, kwargs)
+        if qual in api.TENSOR_DATASETS and args and not kwargs:
+            rows = Box((node, self.frame.ctx), "list")  # its items: a row of each tensor
+            self.allocate(rows.oid, st)
+            st.heap[(rows.oid, "*")] = Tup(self.op(node, [a], False, st) if type(a[0]) is Tensor else UNKNOWN
+                                           for a in args)
+            return rows
         if qual in api.NUMPY_CONVERTERS:
             single = api.NUMPY_CONVERTERS[qual] and args and type(args[0][0]) is Tensor
             self.emit("to_numpy", node, st, self.converted(args[:1], st, api.NUMPY_CONVERTERS[qual]),
@@ -169,6 +177,41 @@ class TorchModel:
                               frozenset().union(*(t.roots for t in ts)), merge_via(ts),
                               all(t.exact for t in ts), frozenset().union(*(t.weak for t in ts)))
             return self.op(node, inputs, None, st)
+        return UNKNOWN
+
+    def data_loader(self, args, kwargs) -> Val:
+        """``DataLoader(dataset, batch_size=n)`` as the default setup runs it: an iterator over
+        batches of the dataset's items (see ``batch``). Anything else (workers, a collate_fn,
+        a batch sampler) is not modelled: its batches are unknown."""
+        given = dict(zip(api.DATA_LOADER_KEYWORDS, (v for v, _ in args)))
+        known = {*api.DATA_LOADER_KEYWORDS, *api.DATA_LOADER_ORDER_KEYWORDS, *dict(api.DATA_LOADER_DEFAULTS)}
+        if len(args) > len(api.DATA_LOADER_KEYWORDS) or set(kwargs) - known or set(given) & set(kwargs):
+            return UNKNOWN
+        given.update({k: v for k, (v, _) in kwargs.items()})
+        if "dataset" not in given or any(given.get(k, Const(v)) != Const(v) for k, v in api.DATA_LOADER_DEFAULTS):
+            return UNKNOWN
+        size = given.get("batch_size")
+        return Iter(wrap=("loader", given["dataset"], not (type(size) is Const and size.value is None)))
+
+    def batch(self, dataset: Val, stacked: bool, st: State, site) -> Val:
+        """One batch: the item ``dataset[i]`` gives, each tensor in it stacked with the others
+        (a node that saves nothing, over the item's graph), numbers made tensors."""
+        if type(dataset) is Obj and type(dataset.cls.lookup("__getitem__")) is Func:
+            item = self.invoke(dataset.cls.lookup("__getitem__"), [dataset, UNKNOWN], {}, st, site, bound=True)
+        elif type(dataset) is Box and dataset.kind == "list":
+            item = self.iter_elem(dataset, st, site)
+        else:
+            return UNKNOWN
+        return self.collate(item, site, st) if stacked else item
+
+    def collate(self, item: Val, site, st: State) -> Val:
+        t = type(item)
+        if t is Tensor:
+            return self.op(site, [(item, None)], False, st)
+        if t is Tup:
+            return Tup(self.collate(x, site, st) for x in item.items)
+        if t is Const and isinstance(item.value, (int, float, bool)):
+            return Tensor(NEVER)
         return UNKNOWN
 
     def copy_value(self, v: Val, node, st) -> Val:
