@@ -37,6 +37,16 @@ STALE_TARGET = (  # GG101; preferred fix: compute the target under no_grad (unsa
 )
 
 
+#: bug fixtures no automatic fix repairs, and why (a careful engineer decides these by hand)
+NO_AUTOMATIC_FIX = {
+    # every parameter frozen, the optimizer's included: which of them to unfreeze is the design
+    "gg104_frozen_all_params_bug",
+    # the combined backward and its step run before the per-loss backwards: reordering the
+    # training step is the fix, and retain_graph=True would meet the step's in-place update
+    "retain_then_final_bug",
+}
+
+
 def pending() -> set[str]:
     path = FIXTURES / "PENDING"
     names = [line.split("#")[0].strip() for line in path.read_text().splitlines()] if path.exists() else []
@@ -56,18 +66,18 @@ def test_fix_on_every_fixture_yields_programs_that_run_clean(tmp_path):
     assert len(copies) >= 40, copies
     proc = run_check("--fix", "--unsafe-fixes", "--no-cache", "-q", *[c.name for c in copies], cwd=tmp_path)
     assert proc.returncode in (0, 1), proc.stderr
-    # a finding with no fix is left as it is: what the CLI could fix must now run clean
+    # every finding is fixed, but where no automatic fix fits; the fixed programs run clean
     unfixed = {Path(path).parts[0] for path in re.findall(r"^(.+?):\d+:\d+: GG\d{3} ", proc.stdout, re.M)}
+    assert {Path(u).stem if u.endswith(".py") else u for u in unfixed} == NO_AUTOMATIC_FIX, proc.stdout
     runs = [c for c in copies if c.name not in unfixed]
-    assert len(runs) >= 0.8 * len(copies), sorted(unfixed)
     oracle = subprocess.run([sys.executable, str(TESTS / "oracle.py"), *map(str, runs)],
                             capture_output=True, text=True, timeout=1800)
     assert oracle.returncode == 0, oracle.stderr[-3000:]
     results = json.loads(oracle.stdout)
     bad = {Path(p).name: r for p, r in results.items() if r["status"] != "clean"}
     assert not bad, bad
-    changed = [c for c in runs if c.is_file() and c.read_text() != (FIXTURES / c.name).read_text()]
-    assert len(changed) >= 0.8 * len([c for c in runs if c.is_file()])
+    unchanged = [c.name for c in runs if c.is_file() and c.read_text() == (FIXTURES / c.name).read_text()]
+    assert not unchanged, unchanged
 
 
 def test_safe_fixes_only_without_unsafe_fixes(tmp_path):

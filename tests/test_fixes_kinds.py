@@ -1,0 +1,87 @@
+"""The fix kinds added for --fix on every fixture: their edits, and the rules' choice of them."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from gradguard.analysis import analyze_source
+from gradguard.findings import Fix, Location
+from gradguard.fixes import Edit, apply_edits, fix_edits, moved
+
+
+def at(src: str, needle: str, line: int) -> Location:
+    col = src.splitlines()[line - 1].index(needle) + 1
+    return Location("/p/x.py", line, col, line, col + len(needle))
+
+
+def fixed(src: str, fix: Fix) -> str:
+    out = apply_edits(src, fix_edits(fix, {None: src}))
+    ast.parse(out)
+    return out
+
+
+def preferred(src: str, code: str):
+    finding = next(f for f in analyze_source(src, "/p/x.py").findings if f.code == code)
+    return next(f for f in finding.fixes if f.preferred)
+
+
+def test_keep_tensors_drops_the_item_calls_and_groups_only_operands():
+    src = "loss = torch.tensor(a.item() + 0.1 * b.item())\nm = 2 * torch.tensor(c.item() - 1)\n"
+    fix = Fix("keep_tensors", "t", (("expr", at(src, "torch.tensor(a.item() + 0.1 * b.item())", 1)),
+                                    ("value", at(src, "a.item() + 0.1 * b.item()", 1))))
+    assert fixed(src, fix).splitlines()[0] == "loss = a + 0.1 * b"
+    fix = Fix("keep_tensors", "t", (("expr", at(src, "torch.tensor(c.item() - 1)", 2)),
+                                    ("value", at(src, "c.item() - 1", 2))))
+    assert fixed(src, fix).splitlines()[1] == "m = 2 * (c - 1)"
+
+
+def test_retain_graph_and_insert_before():
+    src = "y.backward()\nprint(x.grad)\ny.backward()\n"
+    fix = Fix("retain_graph_and_insert_before", "t", (("call0", at(src, "y.backward()", 1)),
+                                                      ("before", at(src, "y.backward()", 3))),
+              texts=(("statement", "x.grad = None"),))
+    assert fixed(src, fix) == "y.backward(retain_graph=True)\nprint(x.grad)\nx.grad = None\ny.backward()\n"
+
+
+def test_moved_follows_insertions_and_replacements():
+    edits = [Edit(None, 2, 1, 2, 1, "a = 1\nb = 2\n"), Edit(None, 3, 5, 3, 5, "(")]
+    assert moved((3, 5), edits) == (5, 6)
+    assert moved((1, 3), edits) == (1, 3)
+    assert moved((4, 1), [Edit(None, 2, 1, 3, 1, "")]) == (3, 1)
+
+
+IMPORT = "import torch\n"
+
+
+def test_gg201_hand_written_update_resets_every_updated_grad():
+    src = IMPORT + ("W = torch.zeros(3, requires_grad=True)\nb = torch.zeros(1, requires_grad=True)\n"
+                    "for _ in range(3):\n    (W.sum() + b.sum()).backward()\n    with torch.no_grad():\n"
+                    "        W -= 0.1 * W.grad\n        b -= 0.1 * b.grad\n")
+    fix = preferred(src, "GG201")
+    assert fix.kind == "insert_after" and fix.text("statement") == "W.grad = None\nb.grad = None"
+
+
+def test_gg101_empties_the_episode_buffer_and_what_is_consumed_with_it():
+    src = IMPORT + ("w = torch.ones(2, requires_grad=True)\nlps, rewards = [], []\nfor ep in range(3):\n"
+                    "    for t in range(2):\n        lps.append((w * t).sum())\n        rewards.append(float(t))\n"
+                    "    r = torch.tensor(rewards)\n    loss = (torch.stack(lps) * r).sum()\n    loss.backward()\n")
+    fix = preferred(src, "GG101")
+    assert fix.kind == "insert_after" and fix.text("statement") == "lps.clear()\nrewards.clear()"
+
+
+def test_gg101_carrier_that_may_be_a_number_is_detached_only_as_a_tensor():
+    src = (Path(__file__).parent / "fixtures" / "settled_flag_bug.py").read_text()  # alpha = 0.5, then a tensor
+    fix = preferred(src, "GG101")
+    assert fix.text("statement") == "alpha = alpha.detach() if isinstance(alpha, torch.Tensor) else alpha"
+
+
+def test_gg102_second_walk_keeps_the_graph_and_clears_the_gradients():
+    src = IMPORT + "x = torch.ones(2, requires_grad=True)\ny = (x + 1).sum()\ny.backward()\ny.backward()\n"
+    fix = preferred(src, "GG102")
+    assert fix.kind == "retain_graph_and_insert_before" and fix.text("statement") == "x.grad = None"
+
+
+def test_gg104_rebuilt_from_items_keeps_the_tensors():
+    src = IMPORT + ("w = torch.ones(2, requires_grad=True)\na, b = (w * 2).sum(), w.abs().mean()\n"
+                    "loss = torch.tensor(a.item() + 0.1 * b.item())\nloss.backward()\n")
+    assert preferred(src, "GG104").kind == "keep_tensors"
