@@ -140,13 +140,14 @@ class Autograd:
                 return v.but(via=via)
         return v
 
-    def old_of(self, seg: Seg, loop) -> Seg:
-        key = (seg.site, seg.ctx, loop)
+    def old_of(self, seg: Seg, loop, older=False) -> Seg:
+        key = (seg.site, seg.ctx, loop, older)
         old = self.segs.get(key)
         if old is None:
             old = Seg(seg.site, seg.ctx, loop, seg.saves, seg.path, seg.stmt, seg.roots, seg.order, len(self.segs))
             old.current = seg.current or seg
             old.direct = seg.direct
+            old.older = older
             self.segs[key] = old
         return old
 

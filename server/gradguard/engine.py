@@ -474,10 +474,12 @@ class Engine(TorchModel, Autograd):
 
     def age(self, st: Optional[State], loop) -> Optional[State]:
         """At the back edge of ``loop``: what this iteration built becomes the loop's old graph
-        (including what inner loops already aged), so the next iteration builds afresh."""
+        (including what inner loops already aged), so the next iteration builds afresh, and the
+        previous iteration's old graph becomes the older one."""
         if st is None:
             return None
-        mapping = {s: self.old_of(s, loop) for s in sorted(self.created[-1], key=_uid) if s.old is not loop}
+        mapping = {s: self.old_of(s, loop, s.old is loop) for s in sorted(self.created[-1], key=_uid)
+                   if not (s.old is loop and s.older)}
         self.created[-1].update(mapping.values())
         return Ager(mapping).apply(st) if mapping else st
 

@@ -175,15 +175,20 @@ class Ager:
         for freed in (out.freed, out.wfreed):
             if not freed:
                 continue
+            before = dict(freed)
+            statuses = {}
             for old, curs in groups.items():
-                if old not in freed and not any(c in freed for c in curs):
-                    continue  # nothing it stands for is freed
-                # the old segment is freed iff every execution it now stands for is
-                sources = [s for s in curs + [old] if s in freed or s in self.live]
-                infos = [freed.pop(c, None) for c in curs]
-                status = [freed.get(s) if s is old else infos[curs.index(s)] for s in sources]
-                if sources and all(i is not None for i in status):
-                    freed[old] = status[0]
+                # an aged segment is freed iff every execution it now stands for is: those of
+                # the segments mapped to it, and its own unless they moved on (old -> older)
+                sources = curs if old in self.mapping else curs + [old]
+                sources = [s for s in sources if s in before or s in self.live]
+                if sources and all(s in before for s in sources):
+                    statuses[old] = before[sources[0]]
+            for s in self.mapping:
+                freed.pop(s, None)
+            for old in groups:
+                if old in statuses:
+                    freed[old] = statuses[old]
                 else:
                     freed.pop(old, None)
         return out

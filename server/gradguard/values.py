@@ -43,7 +43,7 @@ class Seg:
     """A graph segment: the backward node(s) built by one op site in one context."""
 
     __slots__ = ("site", "ctx", "old", "saves", "path", "stmt", "roots", "order", "current", "uid",
-                 "direct", "deps", "kept", "born")
+                 "direct", "deps", "kept", "born", "older")
 
     def __init__(self, site, ctx, old, saves, path, stmt, roots, order, uid):
         self.site: ast.AST = site
@@ -61,6 +61,9 @@ class Seg:
         # the storages (Tensor.storage) of the tensors it saved, as far as known for sure
         self.kept: frozenset = frozenset()
         self.born = 0  # when its op last ran (Engine.clock): which run of the site a walk saw
+        # an old segment stands for the loop's previous iteration; an older one for all before
+        # it: a value that holds both (an EMA of weights, a sum carried along) tells them apart
+        self.older = False
 
     @property
     def what(self) -> str:
@@ -68,7 +71,7 @@ class Seg:
         return target_text(self.stmt, self.site)
 
     def __repr__(self):
-        return f"Seg({self.what}@{self.site.lineno}{'/old' if self.old else ''})"
+        return f"Seg({self.what}@{self.site.lineno}{('/older' if self.older else '/old') if self.old else ''})"
 
 
 def target_text(stmt, fallback: ast.AST) -> str:
