@@ -27,7 +27,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ALL_TARGETS="linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64"
 if [ $# -gt 0 ]; then TARGETS="$*"; else TARGETS=${GRADGUARD_VSIX_TARGETS:-$ALL_TARGETS}; fi
 PY_MINORS=${GRADGUARD_PY_MINORS:-"10 11 12 13"}
-PYTHON=${PYTHON:-python3}
+# The interpreter itself, not a version manager's shim: pyenv's shim rehashes after every
+# `pip install`, and the targets install in parallel (a race that failed a build).
+PYTHON=$("${PYTHON:-python3}" -c 'import sys; print(sys.executable)')
 BUILD=$ROOT/build
 # Outside the checkout, so that a fresh clone on the same machine (CI) reuses the downloads.
 WHEELS=${GRADGUARD_VSIX_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/gradguard/vsix-wheels}
