@@ -44,8 +44,6 @@ NO_AUTOMATIC_FIX = {
     # the combined backward and its step run before the per-loss backwards: reordering the
     # training step is the fix, and retain_graph=True would meet the step's in-place update
     "retain_then_final_bug",
-    # newly detected (teacher weights updated in place with grad on): its no_grad fix is being built
-    "ema_teacher_bug",
 }
 
 

@@ -85,3 +85,24 @@ def test_gg104_rebuilt_from_items_keeps_the_tensors():
     src = IMPORT + ("w = torch.ones(2, requires_grad=True)\na, b = (w * 2).sum(), w.abs().mean()\n"
                     "loss = torch.tensor(a.item() + 0.1 * b.item())\nloss.backward()\n")
     assert preferred(src, "GG104").kind == "keep_tensors"
+
+
+def test_gg101_ema_update_with_grad_on_runs_under_no_grad_loop_and_all():
+    src = (Path(__file__).parent / "fixtures" / "ema_teacher_bug.py").read_text()
+    fix = preferred(src, "GG101")
+    assert fix.kind == "no_grad"
+    out = fixed(src, fix)
+    assert ("    with torch.no_grad():\n"
+            "        for t_param, s_param in zip(teacher.parameters(), student.parameters()):\n"
+            "            t_param.mul_(alpha).add_((1 - alpha) * s_param)\n") in out
+
+
+def test_gg101_running_statistics_buffers_updated_under_no_grad_together():
+    src = (Path(__file__).parent.parent / "tests" / "recall" / "buggy" / "running_stats_grad_update.py").read_text()
+    fix = preferred(src, "GG101")
+    assert fix.kind == "no_grad"
+    out = fixed(src, fix)
+    assert ("        if self.training:\n            with torch.no_grad():\n"
+            "                self.mean.mul_(1 - self.momentum).add_(self.momentum * x.mean(0))\n"
+            "                self.var.mul_(1 - self.momentum).add_(self.momentum * x.var(0))\n"
+            "        return") in out

@@ -14,6 +14,9 @@ Causes, told apart by the data rather than by the text:
 - *carried across iterations* (RNN hidden state, a running sum): the loop's previous iteration
   built it; detach the variables that carry it, right after the backward.
 - *kept in a list*: an episode buffer the update consumes and never empties (``buffers``).
+- *written into weights nobody trains*: an in-place update with grad on (an EMA teacher's
+  weights, a buffer of running statistics) took in the graph of what it added; run that update
+  under ``torch.no_grad()`` (``absorbed``).
 - *shared by two backwards*: another backward call freed it. If parameters were updated in
   place in between (``optimizer.step()``), ``retain_graph=True`` would only turn this into an
   in-place version error, so the fix is to ``.detach()`` the shared value where the first
@@ -27,6 +30,7 @@ import ast
 from ..findings import Finding, Fix
 from ..values import Box, Obj, Tensor, Tup, join, tensors_in
 from . import Report, short
+from .absorbed import absorbed_segments, no_grad_update_fix
 from .buffers import clear_fix
 
 
@@ -61,13 +65,15 @@ class Walk:
 class Reuse:
     """A GG101/GG102 report's cause: the raw material of its finding."""
 
-    __slots__ = ("node", "code", "exact", "stale", "infos", "value", "module", "carriers")
+    __slots__ = ("node", "code", "exact", "stale", "infos", "value", "module", "carriers", "absorbed")
 
-    def __init__(self, node, code, exact, stale, infos, value, module, carriers):
+    def __init__(self, node, code, exact, stale, infos, value, module, carriers, absorbed=frozenset()):
         self.node, self.code, self.exact, self.stale = node, code, exact, stale
         self.infos = infos  # each freed segment reached -> how it was freed
         self.value, self.module = value, module
         self.carriers = carriers  # variable name -> value, for the variables holding the stale graph
+        # the segments in-place updates with grad on wrote into frozen weights or buffers
+        self.absorbed = absorbed
 
     @property
     def info(self):
@@ -92,7 +98,7 @@ def report(code: str, ev, pool: list, hits: list, exact: bool) -> Report:
         value = join(value, t)
     walk = ev.cause
     reuse = Reuse(ev.node, code, exact, stale, {h: walk.infos[h] for h in hits}, value, walk.module,
-                  walk.carriers(stale))
+                  walk.carriers(stale), absorbed_segments(walk.heap))
     return Report(code, ev.node, (), exact, cause=reuse)
 
 
@@ -268,6 +274,10 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
 
 def _fixes(reuse, locate, main_path, parents, trained) -> list:
     info, node = reuse.info, reuse.node
+    if reuse.module.path == main_path:
+        update = no_grad_update_fix(reuse, locate, main_path, parents)
+        if update is not None:  # weights an in-place update with grad on wrote the graph into
+            return [update]
     if info.call is node:
         return _stale_fixes(reuse, locate, main_path, parents, trained)
     fixes: list[Fix] = []
