@@ -76,9 +76,11 @@ class Autograd:
         out = storage if storage is not None else seg
         if keeps is not None:
             self.keep(seg, _kept(keeps, [t for t, _ in ts], out), st)
+        weak = frozenset().union(*(t.weak for t, _ in ts))
+        if weak:  # held for sure by one input: walked for sure
+            weak -= frozenset().union(*(t.segs - t.weak for t, _ in ts))
         return Tensor(grad if st.grad else MAYBE, False, below | {seg}, roots, via,
-                      all(t.exact for t, _ in ts), frozenset().union(*(t.weak for t, _ in ts)),
-                      storage=out)
+                      all(t.exact for t, _ in ts), weak, storage=out)
 
     def keep(self, seg: Seg, kept: frozenset, st: State) -> None:
         """``seg`` (run now) saved the tensors held in ``kept``."""
@@ -151,6 +153,21 @@ class Autograd:
             self.segs[key] = old
         return old
 
+    def alias_of(self, base: Seg, key) -> Seg:
+        """The segment for the part of ``base`` held by one element of a container, read by a
+        key that names the same element at every read (see ``Engine.keyed``)."""
+        index = ("alias", base, key)
+        alias = self.segs.get(index)
+        if alias is None:
+            alias = Seg(base.site, base.ctx, base.old, base.saves, base.path, base.stmt, base.roots, base.order,
+                        len(self.segs))
+            for name in ("current", "direct", "deps", "kept", "born", "older"):
+                setattr(alias, name, getattr(base, name))
+            alias.base, alias.key = base, key
+            self.segs[index] = alias
+            self.aliases.setdefault(base, []).append(alias)
+        return alias
+
     def backward(self, node, spec, target: Val, args, kwargs, st) -> Val:
         retain = _flag(args, kwargs, api.RETAIN_GRAPH, spec["retain_pos"])
         create = _flag(args, kwargs, api.CREATE_GRAPH, spec["create_pos"])
@@ -206,6 +223,8 @@ class Autograd:
                             st.wfreed[s] = info
                     else:
                         st.freed[s] = info
+                        if s.base is not None and s.base not in st.freed:  # one element's part of it
+                            st.wfreed[s.base] = info
         if spec.get("returns") != "grads":
             return NONE
         if create is True:

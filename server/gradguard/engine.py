@@ -96,6 +96,7 @@ class Engine(TorchModel, Autograd):
     def __init__(self, project):
         self.project = project
         self.segs: dict = {}
+        self.aliases: dict = {}  # Seg -> the keyed-read aliases of it (Autograd.alias_of)
         self.reporting = True
         self.reports: dict = {}  # (id(node), code) -> (rules.Report, module): the event rules' findings
         self.entry = False  # analysing a function nothing called, with unknown arguments
@@ -478,10 +479,24 @@ class Engine(TorchModel, Autograd):
         previous iteration's old graph becomes the older one."""
         if st is None:
             return None
-        mapping = {s: self.old_of(s, loop, s.old is loop) for s in sorted(self.created[-1], key=_uid)
-                   if not (s.old is loop and s.older)}
+        mapping = {s: self.old_of(s, loop) for s in sorted(self.created[-1], key=_uid) if s.old is not loop}
+        if not mapping:
+            return st
+
+        def deepen(old):
+            return self.with_aliases({old: self.old_of(old, loop, older=True)})
+
+        mapping = self.with_aliases(mapping)
+        out = Ager(mapping, deepen).apply(st)
         self.created[-1].update(mapping.values())
-        return Ager(mapping).apply(st) if mapping else st
+        return out
+
+    def with_aliases(self, mapping: dict) -> dict:
+        """An element's part of a graph (``Autograd.alias_of``) ages with the graph."""
+        for s, aged in list(mapping.items()):
+            for alias in self.aliases.get(s, ()):
+                mapping[alias] = self.alias_of(aged, alias.key)
+        return mapping
 
     def s_Break(self, node, st):
         if self.frame.loops:
@@ -558,10 +573,12 @@ class Engine(TorchModel, Autograd):
         for target in node.targets:
             if isinstance(target, ast.Name):
                 (st.globals if st.locals is None else st.locals).pop(target.id, None)
-            elif isinstance(target, ast.Subscript) and _whole_slice(target.slice):
+            elif isinstance(target, ast.Subscript):
                 box = self.ev(target.value, st)
-                if type(box) is Box:
+                if type(box) is Box and _whole_slice(target.slice):
                     _empty(st, box)  # del xs[:]
+                elif type(box) is Box:
+                    forget_items(st, box)
         return st
 
     def s_FunctionDef(self, node, st):
@@ -925,6 +942,21 @@ class Engine(TorchModel, Autograd):
             return Tup(self._weak(x) for x in v.items)
         return v
 
+    def keyed(self, v: Val, key, st: State) -> Val:
+        """``d["fc1.weight"]``, ``ema[0]`` of a container nothing changed since it was built:
+        the same element at every read, so its graph is not one of several: the segments the
+        summary holds weakly become that element's own (aliases, freed for sure by a backward
+        over it; a later read of the same key walks them again)."""
+        if type(v) is Tensor:
+            swap = {s: self.alias_of(s, key) for s in v.weak if s not in st.freed and s.base is None}
+            if not swap:
+                return v
+            return v.but(segs=frozenset(swap.get(s, s) for s in v.segs), weak=v.weak - swap.keys() - set(swap.values()),
+                         via={swap.get(s, s): n for s, n in v.via.items()})
+        if type(v) is Tup:
+            return Tup(self.keyed(x, key, st) for x in v.items)
+        return v
+
     def _comprehension(self, node, st, elts):
         inner = st.copy()
         if inner.locals is None:
@@ -943,6 +975,7 @@ class Engine(TorchModel, Autograd):
         box = Box((node, self.frame.ctx), "list")
         self.allocate(box.oid, st)  # a new list: what the last one made here held is not in it
         st.heap[(box.oid, "*")] = elem
+        st.heap[(box.oid, "sealed")] = Const(True)
         return box
 
     e_SetComp = e_ListComp
@@ -957,6 +990,7 @@ class Engine(TorchModel, Autograd):
         box = Box((node, self.frame.ctx), "dict")
         self.allocate(box.oid, st)
         st.heap[(box.oid, "*")] = value
+        st.heap[(box.oid, "sealed")] = Const(True)
         return box
 
     def e_Subscript(self, node, st):
@@ -977,6 +1011,12 @@ class Engine(TorchModel, Autograd):
         if tb is Box:
             if type(index) is Const and (base.oid, ("k", index.value)) in st.heap:
                 return st.heap[(base.oid, ("k", index.value))]
+            items = st.heap.get((base.oid, "items"))
+            if type(index) is Const and type(items) is Tup and type(index.value) is int \
+                    and -len(items.items) <= index.value < len(items.items):
+                return items.items[index.value]
+            if type(index) is Const and st.heap.get((base.oid, "sealed")) == Const(True):
+                return self.keyed(self._weak(st.heap.get((base.oid, "*"), UNKNOWN)), (base.oid, index.value), st)
             if type(node.slice) is ast.Name and ("index", node.slice.id) in self.frame.elements:
                 return strong(st.heap.get((base.oid, "*"), UNKNOWN))  # the loop reads them all
             return self._weak(st.heap.get((base.oid, "*"), UNKNOWN))
@@ -1116,6 +1156,10 @@ class Engine(TorchModel, Autograd):
     def call(self, callee: Val, args: list, kwargs: dict, node, st: State) -> Val:
         t = type(callee)
         if t is LibRef:
+            if not is_torch(callee.qual):  # ``random.shuffle(xs)`` may change it in place
+                for v, _ in [*args, *kwargs.values()]:
+                    if type(v) is Box:
+                        forget_items(st, v)
             return self.torch_call(callee.qual, args, kwargs, node, st)
         if t is Alt:
             return self.each(callee, st, lambda option, s: self.call(option, args, kwargs, node, s))
@@ -1359,6 +1403,7 @@ class Engine(TorchModel, Autograd):
             value = pair.items[1] if type(pair) is Tup and len(pair.items) == 2 else None
         if value is not None:
             st.heap[(box.oid, "*")] = value
+        st.heap[(box.oid, "sealed")] = Const(True)
         return box
 
     def method_call(self, bound: Bound, args, kwargs, node, st) -> Val:

@@ -137,10 +137,15 @@ def join_states(states) -> Optional[State]:
 
 
 class Ager:
-    """Turns the current segments built during one loop iteration into old ones."""
+    """Turns the current segments built during one loop iteration into old ones. The old
+    segment stands for every earlier run of its op, freed only if each of them is; where a
+    value holds a freed old run next to the live current one (an EMA of weights, an alpha an
+    update kept), merging them would lose that a backward over the value walks freed graph:
+    the old run becomes *older* first (``deepen``: old -> older mapping entries)."""
 
-    def __init__(self, mapping: dict):
+    def __init__(self, mapping: dict, deepen=None):
         self.mapping = mapping  # Seg -> the old Seg it becomes
+        self.deepen = deepen
         self.live: set = set()  # segments some value still depends on
 
     def tensor(self, t: Tensor) -> Tensor:
@@ -152,6 +157,18 @@ class Ager:
         return Tensor(t.grad, t.leaf, frozenset(m.get(s, s) for s in t.segs), t.roots, via,
                       t.exact, frozenset(m.get(s, s) for s in t.weak) if t.weak else t.weak, t.shape,
                       t.why, m.get(t.storage, t.storage))
+
+    def _kept_apart(self, st: State) -> set:
+        """The freed old segments some value holds together with their live current run."""
+        m, freed, found = self.mapping, st.freed, set()
+        for d in (st.globals, st.heap) + (() if st.locals is None else (st.locals,)):
+            for v in d.values():
+                for t in _tensors_held(v):
+                    for s in t.segs:
+                        old = m.get(s)
+                        if old is not None and old in t.segs and old in freed and s not in freed:
+                            found.add(old)
+        return found
 
     def value(self, v: Val) -> Val:
         tv = type(v)
@@ -165,6 +182,9 @@ class Ager:
 
     def apply(self, st: State) -> State:
         out = st.copy()
+        if self.deepen is not None and any(old in st.freed for old in self.mapping.values()):
+            for old in self._kept_apart(st):
+                self.mapping.update(self.deepen(old))
         for d in (out.globals, out.heap) + (() if out.locals is None else (out.locals,)):
             for k, v in d.items():
                 if type(v) in (Tensor, Tup, Iter):
@@ -194,5 +214,18 @@ class Ager:
         return out
 
 
+def _tensors_held(v: Val):
+    tv = type(v)
+    if tv is Tensor:
+        yield v
+    elif tv is Tup:
+        for x in v.items:
+            yield from _tensors_held(x)
+    elif tv is Iter and v.gen is None:
+        yield from _tensors_held(v.elem)
+
+
 def forget_items(st: State, box: Box) -> None:
+    """The container changed in place: what was known item by item, or key by key, no more."""
     st.heap.pop((box.oid, "items"), None)
+    st.heap.pop((box.oid, "sealed"), None)

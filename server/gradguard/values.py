@@ -43,7 +43,7 @@ class Seg:
     """A graph segment: the backward node(s) built by one op site in one context."""
 
     __slots__ = ("site", "ctx", "old", "saves", "path", "stmt", "roots", "order", "current", "uid",
-                 "direct", "deps", "kept", "born", "older")
+                 "direct", "deps", "kept", "born", "older", "base", "key")
 
     def __init__(self, site, ctx, old, saves, path, stmt, roots, order, uid):
         self.site: ast.AST = site
@@ -64,6 +64,10 @@ class Seg:
         # an old segment stands for the loop's previous iteration; an older one for all before
         # it: a value that holds both (an EMA of weights, a sum carried along) tells them apart
         self.older = False
+        # a keyed read's alias (``fast["fc1.weight"]`` of a dict whose values summarise several
+        # graphs): the part of ``base`` that the element at ``key`` holds
+        self.base: Optional["Seg"] = None
+        self.key = None
 
     @property
     def what(self) -> str:
