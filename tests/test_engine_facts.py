@@ -247,3 +247,39 @@ def test_data_loader_batches_against_torch(tmp_path, init, item, dataset, option
     if ran.returncode:
         assert "Trying to backward through the graph a second time" in ran.stderr, ran.stderr
     assert found == ([("GG101", int(raised[-1]))] if raised else [])
+
+
+KEYED = """\
+    import random
+    import torch
+    w = torch.ones(3, requires_grad=True)
+    parts = {{name: w * (i + 2) for i, name in enumerate(["a", "b"])}}
+    heads = [w * 3 for _ in range(2)]
+    {body}
+    """
+
+
+@pytest.mark.parametrize("body", [
+    # the same element every read: its graph is walked again
+    "for step in range(2):\n    parts['a'].sum().backward()",
+    "for step in range(2):\n    (heads[0] * heads[1]).sum().backward()",
+    # a different element each time, or one the analysis cannot name: nothing to say
+    "for key in ('a', 'b'):\n    parts[key].sum().backward()",
+    "parts['a'].sum().backward()\nparts['b'].sum().backward()",
+    "for step in range(2):\n    random.shuffle(heads)\n    heads[0].sum().backward()",
+], ids=["same-key", "same-index", "each-key", "two-keys", "shuffled"])
+def test_keyed_reads_against_torch(tmp_path, body):
+    """Each program runs under torch; GG101 is reported exactly where it raises, if it does
+    (a shuffled list may or may not give the same element: then nothing is reported)."""
+    program = textwrap.dedent(KEYED.format(body=body.replace("\n", "\n    ")))
+    path = tmp_path / "prog.py"
+    path.write_text(program)
+    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    found = [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings]
+    if "shuffle" in body:
+        assert found == []
+        return
+    raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
+    if ran.returncode:
+        assert "Trying to backward through the graph a second time" in ran.stderr, ran.stderr
+    assert found == ([("GG101", int(raised[-1]))] if raised else [])
