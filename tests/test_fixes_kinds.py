@@ -106,3 +106,32 @@ def test_gg101_running_statistics_buffers_updated_under_no_grad_together():
             "                self.mean.mul_(1 - self.momentum).add_(self.momentum * x.mean(0))\n"
             "                self.var.mul_(1 - self.momentum).add_(self.momentum * x.var(0))\n"
             "        return") in out
+
+
+FROZEN = IMPORT + ("import torch.nn as nn\nmodel = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 1))\n"
+                   "for p in model.parameters():\n    p.requires_grad = False\n{opt}\n"
+                   "for _ in range(2):\n    opt.zero_grad()\n    model(torch.randn(2, 3)).sum().backward()\n"
+                   "    opt.step()\n")
+
+
+def test_gg104_frozen_optimizer_parameters_require_grad_again_before_the_optimizer():
+    src = FROZEN.format(opt="opt = torch.optim.SGD(model[1].parameters(), lr=0.1)")
+    fix = preferred(src, "GG104")
+    assert fix.kind == "insert_before" and not fix.safe
+    assert "for p in model[1].parameters():\n    p.requires_grad_(True)\nopt = torch.optim.SGD(" in fixed(src, fix)
+
+
+def test_gg104_no_unfreezing_where_the_parameters_cannot_be_named_again():
+    finding = lambda src: next(f for f in analyze_source(src, "/p/x.py").findings if f.code == "GG104")
+    params = FROZEN.format(opt="params = model[1].parameters()\nopt = torch.optim.SGD(params, lr=0.1)")
+    assert finding(params).fixes == ()  # a generator: evaluated again, it is empty
+    later = FROZEN.replace("for p in model.parameters():\n    p.requires_grad = False\n{opt}\n",
+                           "{opt}\nmodel.requires_grad_(False)\n")
+    assert finding(later.format(opt="opt = torch.optim.SGD(model.parameters(), lr=0.1)")).fixes == ()
+
+
+def test_gg104_unfreezing_is_not_offered_twice():
+    src = FROZEN.format(opt="opt = torch.optim.SGD(model[1].parameters(), lr=0.1)")
+    once = fixed(src, preferred(src, "GG104"))
+    again = [f for f in analyze_source(once, "/p/x.py").findings if f.code == "GG104"]
+    assert all(not f.fixes for f in again)  # (the engine does not model the unfreezing yet)

@@ -231,6 +231,12 @@ def report_finding(report: Report, path: str, locate, context=None) -> Finding:
     rule = RULES[report.code]
     if rule.finding is not None:
         return rule.finding(report, path, locate, context or {})
+    return plain_finding(report, path, locate)
+
+
+def plain_finding(report: Report, path: str, locate) -> Finding:
+    """The report's args, related places and fixes as they are (a rule's ``finding`` may start here)."""
+    rule = RULES[report.code]
     args = dict(report.args)
     places = []
     for root in sorted(report.origins, key=lambda r: (r.path, r.node.lineno))[:2]:

@@ -9,8 +9,11 @@ function, every input was detached, the loss was rebuilt from Python numbers
 from __future__ import annotations
 
 import ast
+import dataclasses
 
-from ..values import NEVER
+from .. import torch_api as api
+from ..findings import Fix
+from ..values import NEVER, Const, Root
 from . import FixIntent, Report, Rule, short
 
 # the reasons a tensor does not require grad, most telling first
@@ -42,7 +45,126 @@ def on_backward(ev) -> Report | None:
     en, zh = _WHY[kind]
     args = (("call", call), ("what", what), ("why", en.format(at=at)), ("why_zh", zh.format(at_zh=at)))
     related = tuple((_RELATED[k], node, (("what", short(node)),)) for k, node in reasons[:3] if node is not None)
-    return Report("GG104", ev.node, args, True, _fixes(kind, sites), related=related)
+    # nothing else explains it: the parameters frozen here (``requires_grad = False``) may be
+    # what the loss was computed from; the finding checks them against the optimizer's
+    frozen = frozenset(r for r in _frozen(ev.facts)) if kind is None else frozenset()
+    return Report("GG104", ev.node, args, True, _fixes(kind, sites), related=related, cause=frozen or None)
+
+
+def _frozen(heap) -> list:
+    """The parameters (``values.Root``) frozen for sure in ``heap``."""
+    return [key[0] for key, value in (heap or {}).items() if type(key) is tuple and len(key) == 2
+            and key[1] == "frozen" and type(key[0]) is Root and value == Const(True)]
+
+
+def finding(report: Report, path: str, locate, context: dict):
+    from . import plain_finding  # defined after the rules are found
+
+    out = plain_finding(report, path, locate)
+    frozen = report.cause or frozenset()
+    if out.fixes or not frozen & context.get("trained", frozenset()) or path != context.get("main_path"):
+        return out
+    fix = _unfreeze_fix(report.node, context["parents"], locate, path)
+    return dataclasses.replace(out, fixes=(fix,)) if fix is not None else out
+
+
+def _unfreeze_fix(node, parents, locate, path):
+    """The optimizer was given frozen parameters: make its parameters require grad again, right
+    before it is built (``for p in model[1].parameters(): p.requires_grad_(True)``).  Only for
+    the file's one optimizer, given ``<chain>.parameters()`` (which can be evaluated again), built
+    in the block that then runs the backward with nothing in between setting ``requires_grad``."""
+    tree = parents.tree
+    optimizers = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _is_optimizer(n.func, tree)]
+    if len(optimizers) != 1:
+        return None
+    call = optimizers[0]
+    params = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "params"), None)
+    if not (isinstance(params, ast.Call) and isinstance(params.func, ast.Attribute)
+            and params.func.attr == "parameters" and not params.args and not params.keywords
+            and _chain(params.func.value)):
+        return None
+    stmt = parents.statement(call)
+    parent = parents.parent(stmt) if stmt is not None else None
+    block = next((b for b in (getattr(parent, f, None) for f in ("body", "orelse", "finalbody"))
+                  if isinstance(b, list) and any(s is stmt for s in b)), None)
+    if block is None:
+        return None
+    i = next(i for i, s in enumerate(block) if s is stmt)
+    holder = parents.statement(node)
+    while holder is not None and not any(holder is s for s in block[i + 1:]):
+        holder = parents.statement(parents.parent(holder))
+    if holder is None or any(_sets_requires_grad(s) for s in block[i:block.index(holder) + 1]):
+        return None
+    text = ast.unparse(params)
+    if any(isinstance(s, ast.For) and ast.unparse(s.iter) == text and _sets_requires_grad(s) for s in block[:i]):
+        return None  # made to require grad already (this fix, applied before)
+    name = _loop_name(tree)
+    return Fix("insert_before", f"Make the optimizer's parameters require grad again (`{text}`), before it is "
+                                "built: they were frozen with the rest",
+               (("before", locate(stmt, path)),), preferred=True,
+               texts=(("statement", f"for {name} in {text}:\n    {name}.requires_grad_(True)"),))
+
+
+def _chain(expr) -> bool:
+    """``model``, ``model.head``, ``model[1]``, ``nets["g"].body``: evaluated again, the same object."""
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        if isinstance(expr, ast.Subscript) and not isinstance(expr.slice, (ast.Constant, ast.Name)):
+            return False
+        expr = expr.value
+    return isinstance(expr, ast.Name)
+
+
+def _sets_requires_grad(stmt) -> bool:
+    """``x.requires_grad = ...`` / ``m.requires_grad_(...)`` anywhere in ``stmt``."""
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Attribute) and n.attr == "requires_grad" and isinstance(n.ctx, ast.Store):
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "requires_grad_":
+            return True
+    return False
+
+
+def _is_optimizer(func, tree) -> bool:
+    """``torch.optim.SGD``, ``optim.Adam``, ``SGD`` imported from ``torch.optim`` (not a scheduler)."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return False
+    head = _imports(tree).get(func.id)
+    if head is None:
+        return False
+    qual = ".".join([head, *reversed(parts)])
+    return qual.startswith(api.OPTIMIZER_PREFIXES) and not qual.startswith(api.NOT_OPTIMIZER_PREFIXES) \
+        and qual.rsplit(".", 1)[-1][:1].isupper()
+
+
+def _imports(tree) -> dict:
+    """Name -> the dotted name it was imported as (``import torch.optim as optim``: optim -> torch.optim)."""
+    out = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(n, ast.ImportFrom) and n.module and not n.level:
+            for a in n.names:
+                out[a.asname or a.name] = f"{n.module}.{a.name}"
+    return out
+
+
+def _loop_name(tree) -> str:
+    """``p``, unless the file uses ``p`` other than as a loop's own variable; then a free name."""
+    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.comprehension))]
+    for name in ("p", "param", "parameter"):
+        targets = {id(t) for loop in loops for t in ast.walk(loop.target) if isinstance(t, ast.Name) and t.id == name}
+        inside = {id(n) for loop in loops if any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(loop.target))
+                  for part in (loop.body if isinstance(loop, ast.For) else [loop]) for n in ast.walk(part)}
+        uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name
+                or isinstance(n, ast.arg) and n.arg == name]
+        if all(id(n) in targets or id(n) in inside for n in uses):
+            return name
+    return "_param"
 
 
 def _fixes(kind, sites) -> tuple:
@@ -129,4 +251,5 @@ RULE = Rule(
     },
     events={"backward": on_backward},
     raises=True,
+    finding=finding,
 )
