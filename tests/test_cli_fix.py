@@ -39,9 +39,6 @@ STALE_TARGET = (  # GG101; preferred fix: compute the target under no_grad (unsa
 
 #: bug fixtures no automatic fix repairs, and why (a careful engineer decides these by hand)
 NO_AUTOMATIC_FIX = {
-    # the combined backward and its step run before the per-loss backwards: reordering the
-    # training step is the fix, and retain_graph=True would meet the step's in-place update
-    "retain_then_final_bug",
     # every parameter frozen, the optimizer's included: the fix makes the optimizer's parameters
     # require grad again before it is built, and the result runs clean, but the engine does not
     # yet model requires_grad_(True) after a freeze, so the fixed file is still reported

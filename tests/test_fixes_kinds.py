@@ -135,3 +135,29 @@ def test_gg104_unfreezing_is_not_offered_twice():
     once = fixed(src, preferred(src, "GG104"))
     again = [f for f in analyze_source(once, "/p/x.py").findings if f.code == "GG104"]
     assert all(not f.fixes for f in again)  # (the engine does not model the unfreezing yet)
+
+
+def test_move_block_after():
+    src = "for i in range(2):\n    a()\n    b()  # two\n    c()\n    for j in k:\n        d()\n    e()\n"
+    fix = Fix("move_block_after", "t", (("stmt", Location("/p/x.py", 2, 5, 3, 8)), ("after", at(src, "for j in k:", 5))))
+    assert fixed(src, fix) == "for i in range(2):\n    c()\n    for j in k:\n        d()\n    a()\n    b()  # two\n    e()\n"
+
+
+RETAIN = (Path(__file__).parent / "fixtures" / "retain_then_final_bug.py").read_text()
+
+
+def test_gg101_training_step_moves_after_the_backwards_that_keep_its_graph():
+    fix = preferred(RETAIN, "GG101")
+    assert fix.kind == "move_block_after" and not fix.safe
+    ok = (Path(__file__).parent / "fixtures" / "retain_then_final_ok.py").read_text()
+    body = lambda text: [line.split("  #")[0] for line in text.splitlines()[1:]]
+    assert body(fixed(RETAIN, fix)) == body(ok)
+
+
+def test_gg101_training_step_stays_where_the_code_between_would_see_it():
+    gg101 = lambda src: next(f for f in analyze_source(src, "/p/x.py").findings if f.code == "GG101")
+    forward = RETAIN.replace("        optimizer.zero_grad()\n        term.backward",
+                             "        optimizer.zero_grad()\n        model(x).sum().backward()\n        term.backward")
+    assert "move_block_after" not in [f.kind for f in gg101(forward).fixes]  # weights read after the step
+    unreset = RETAIN.replace("        optimizer.zero_grad()\n        term.backward", "        term.backward")
+    assert "move_block_after" not in [f.kind for f in gg101(unreset).fixes]  # .grad holds the step's gradients

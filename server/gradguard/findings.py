@@ -52,6 +52,8 @@ class Fix:
       - ``ones_gradient`` / ``ones_grad_tensors`` / ``ones_grad_outputs``: ``call`` gets that
         keyword, ``torch.ones_like(<expr>)``
       - ``move_after``: ``stmt`` – a statement moved to right after ``after``
+      - ``move_block_after``: ``stmt`` – consecutive statements moved (whole lines) to right after
+        ``after``, a later statement of the same block
       - ``drop_retain_graph``: ``call`` – the ``retain_graph=`` keyword taken out
       - ``retain_graph_and_insert_before``: ``call0`` gets ``retain_graph=True``, and
         ``texts["statement"]`` goes before the statement ``before`` (as ``insert_before``)

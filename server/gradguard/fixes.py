@@ -502,6 +502,27 @@ def _move_after(srcs, fix: Fix) -> list[Edit]:
     return [_removal(src, region, stmt), *_insert_after(srcs, moved)]
 
 
+def _move_block_after(srcs, fix: Fix) -> list[Edit]:
+    """Move the sibling statements ``stmt`` (whole lines, comments between them included) to
+    right after ``after``, a later sibling in the same block (so at the same indentation)."""
+    loc, after = fix.target("stmt"), fix.target("after")
+    src = _source_for(srcs, loc)
+    region, stmts = _statements_in(src, loc)
+    after_region, target = _statement_line(src, after)
+    block, _ = region.block_of(stmts[0])
+    if not any(s is target for s in block) or region.span(target)[0] <= region.span(stmts[-1])[1]:
+        raise FixError("the statements do not come before a sibling to move them after")
+    rest = src.line_text(loc.end_line)[loc.end_column - 1:].strip()
+    if rest and not rest.startswith("#"):
+        raise FixError("the last statement shares its line")
+    first, last = loc.line, loc.end_line
+    end = after_region.span(target)[1][0]
+    if end >= len(src.lines) and not src.lines[-1].endswith(("\n", "\r")):
+        raise FixError("the statement to move them after ends the text")
+    text = "".join(src.lines[first - 1:last])
+    return [_replace(src, ((first, 1), (last + 1, 1)), ""), _insert(src, (end + 1, 1), text)]
+
+
 def _text_between(src: _Source, start: tuple[int, int], end: tuple[int, int]) -> str:
     return src.text[_offset(src, start):_offset(src, end)]
 
@@ -538,7 +559,7 @@ _KINDS = {
     **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},
     "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after,
     "move_after": _move_after, "retain_graph_and_insert_before": _retain_then_insert,
-    "keep_tensors": _keep_tensors,
+    "keep_tensors": _keep_tensors, "move_block_after": _move_block_after,
 }
 
 

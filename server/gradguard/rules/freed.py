@@ -32,6 +32,7 @@ from ..values import Box, Obj, Tensor, Tup, join, tensors_in
 from . import Report, short
 from .absorbed import absorbed_segments, no_grad_update_fix
 from .buffers import clear_fix
+from .reorder import move_step_fix
 
 
 class Walk:
@@ -282,6 +283,10 @@ def _fixes(reuse, locate, main_path, parents, trained) -> list:
         return _stale_fixes(reuse, locate, main_path, parents, trained)
     fixes: list[Fix] = []
     if info.stepped:
+        if info.path == main_path and reuse.module.path == main_path and reuse.code == "GG101":
+            moved = move_step_fix(reuse, locate, main_path, parents)
+            if moved is not None:  # backwards that keep the graph, run after the step: reorder
+                return [moved]
         # a GAN's fake: detach it where the first loss took it, if that one place holds all of
         # the shared graph and the first loss keeps graph of its own
         entries = {id(i.via): i.via for i in reuse.infos.values()}
