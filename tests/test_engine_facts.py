@@ -283,3 +283,38 @@ def test_keyed_reads_against_torch(tmp_path, body):
     if ran.returncode:
         assert "Trying to backward through the graph a second time" in ran.stderr, ran.stderr
     assert found == ([("GG101", int(raised[-1]))] if raised else [])
+
+
+NAMED = """\
+    import collections
+    import typing
+    import torch
+    net = torch.nn.Linear(4, 3)
+    {define}
+    memory = []
+    for episode in range(2):
+        for t in range(2):
+            out = net(torch.randn(1, 4))
+            memory.append(Saved(out[0, 0] * 2, value=out[0, 1] * 3))
+        loss = sum(s.logp + s.value ** 2 for s in memory)
+        loss.backward()
+        {after}
+    """
+
+
+@pytest.mark.parametrize("define, after", [
+    ('Saved = collections.namedtuple("Saved", ["logp", "value"])', "pass"),
+    ('Saved = collections.namedtuple("Saved", "logp value")', "memory.clear()"),
+    ('class Saved(typing.NamedTuple):\n    logp: torch.Tensor\n    value: torch.Tensor', "pass"),
+    ('class Saved(typing.NamedTuple):\n    logp: torch.Tensor\n    value: torch.Tensor', "del memory[:]"),
+], ids=["namedtuple", "namedtuple-cleared", "NamedTuple", "NamedTuple-cleared"])
+def test_named_tuples_against_torch(tmp_path, define, after):
+    program = textwrap.dedent(NAMED.format(define=define.replace("\n", "\n    "), after=after))
+    path = tmp_path / "prog.py"
+    path.write_text(program)
+    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    found = [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings]
+    raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
+    if ran.returncode:
+        assert "Trying to backward through the graph a second time" in ran.stderr, ran.stderr
+    assert found == ([("GG101", int(raised[-1]))] if raised else [])

@@ -133,7 +133,7 @@ class Autograd:
         if type(node) not in (ast.Name, ast.Attribute):
             return v
         if type(v) is Tup:
-            return Tup(self.enter(item, node) for item in v.items)
+            return v.like(self.enter(item, node) for item in v.items)
         if type(v) is Tensor and v.segs:
             missing = [s for s in v.segs if s not in v.via]
             if missing:

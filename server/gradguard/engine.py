@@ -34,7 +34,7 @@ from .invariants import settled_names, written_attributes
 from .state import Ager, State, forget_items, join_states
 from .torch_model import TorchModel, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
-                     GradCtx, Iter, Layer, ModRef, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, Unknown,
+                     GradCtx, Iter, Layer, ModRef, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
                      Val, join, join_elements, merge_via, strong, tensors_in, truth)
 
 MAX_LOOP_PASSES = 6
@@ -616,7 +616,10 @@ class Engine(TorchModel, Autograd):
             d = self.ev(deco.func if type(deco) is ast.Call else deco, st)
             if type(d) is LibRef and d.qual in DATACLASS_DECORATORS:
                 fields = self.dataclass_fields(node, bases, st)
-        cls = Class(node, self.frame.module, bases, dict(out.locals), is_module, fields)
+        named_tuple = any(type(b) is LibRef and b.qual in NAMED_TUPLE_BASES for b in bases)
+        if named_tuple:
+            fields = self.dataclass_fields(node, [], st)
+        cls = Class(node, self.frame.module, bases, dict(out.locals), is_module, fields, named_tuple)
         for value in cls.attrs.values():
             if type(value) is Func:
                 value.owner = cls
@@ -939,7 +942,7 @@ class Engine(TorchModel, Autograd):
             weak = v.weak | frozenset(s for s in v.segs if s in self.summaries or s.old or (s.site, s.ctx) in olds)
             return v if weak == v.weak else v.but(weak=weak)
         if type(v) is Tup:
-            return Tup(self._weak(x) for x in v.items)
+            return v.like(self._weak(x) for x in v.items)
         return v
 
     def keyed(self, v: Val, key, st: State) -> Val:
@@ -954,7 +957,7 @@ class Engine(TorchModel, Autograd):
             return v.but(segs=frozenset(swap.get(s, s) for s in v.segs), weak=v.weak - swap.keys() - set(swap.values()),
                          via={swap.get(s, s): n for s, n in v.via.items()})
         if type(v) is Tup:
-            return Tup(self.keyed(x, key, st) for x in v.items)
+            return v.like(self.keyed(x, key, st) for x in v.items)
         return v
 
     def _comprehension(self, node, st, elts):
@@ -1132,6 +1135,8 @@ class Engine(TorchModel, Autograd):
             if recv.cls.is_module:
                 return Bound(recv, name)
             return UNKNOWN
+        if t is Tup and recv.names is not None and name in recv.names:  # a named tuple's field
+            return recv.items[recv.names.index(name)]
         if t is ModRef:
             return recv.module.env.get(name, UNKNOWN) if recv.module is not None else UNKNOWN
         if t is Class:
@@ -1171,6 +1176,8 @@ class Engine(TorchModel, Autograd):
             return self.call_func(callee, [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()}, st, node)
         if t is Class:
             return self.instantiate(callee, args, kwargs, node, st)
+        if t is TupleType:
+            return self.named_tuple(callee.names, args, kwargs)
         if t is Obj:
             method = callee.cls.lookup(api.MODULE_FORWARD if callee.cls.is_module else "__call__")
             if method is None and callee.cls.is_module:
@@ -1279,7 +1286,19 @@ class Engine(TorchModel, Autograd):
             _remember(key, value)
         return value
 
+    def named_tuple(self, names: tuple, args, kwargs, defaults=None) -> Tup:
+        """``P(a, b=...)`` of a named tuple class: its items by position, then by name, then
+        the class's defaults (unknown where none)."""
+        items = [v for v, _ in args[:len(names)]]
+        for name in names[len(items):]:
+            items.append(kwargs[name][0] if name in kwargs else (defaults or {}).get(name, UNKNOWN))
+        return Tup(items, names)
+
     def instantiate(self, cls: Class, args, kwargs, node, st) -> Val:
+        if cls.named_tuple:  # ``class P(NamedTuple): a: Tensor``
+            at_class = State(None, cls.module.env, st.heap, st.freed, st.grad, st.wfreed)
+            defaults = {name: self.ev(expr, at_class) for name, kind, expr in cls.fields if kind == "default"}
+            return self.named_tuple(tuple(name for name, _, _ in cls.fields), args, kwargs, defaults)
         obj = Obj((node, self.frame.ctx), cls)
         self.allocate(obj.oid, st)
         # a dataclass's generated __init__, unless its body defines one (which dataclass keeps)
@@ -1628,6 +1647,7 @@ def _counter(start: Val, first) -> Val:
 # Python's own: what a dataclass's generated ``__init__`` does (``Engine.dataclass_fields``)
 DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass"})
 DATACLASS_FIELD = "dataclasses.field"
+NAMED_TUPLE_BASES = frozenset({"typing.NamedTuple"})
 DATACLASS_CLASSVAR = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
 
 

@@ -175,7 +175,7 @@ class Ager:
         if tv is Tensor:
             return self.tensor(v)
         if tv is Tup:
-            return Tup(self.value(x) for x in v.items)
+            return v.like(self.value(x) for x in v.items)
         if tv is Iter and v.gen is None:
             return Iter(self.value(v.elem), None, v.wrap)
         return v

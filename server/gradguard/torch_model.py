@@ -9,7 +9,7 @@ from . import shapes
 from . import torch_api as api
 from .state import State, forget_items
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, Box, Const, Func, GradCtx, Iter, Layer, Obj, Optim,
-                     Partial, Root, Tensor, Tup, Val, join, merge_via, tensors_in, truth)
+                     Partial, Root, Tensor, Tup, TupleType, Val, join, merge_via, tensors_in, truth)
 
 
 class TorchModel:
@@ -82,6 +82,9 @@ class TorchModel:
 
     # ----------------------------------------------------------------- torch
     def torch_call(self, qual: str, args, kwargs, node, st) -> Val:
+        if qual in _NAMED_TUPLES and len(args) >= 2:
+            names = _field_names(args[1][1])
+            return TupleType(names) if names is not None else UNKNOWN
         if qual in _PARTIALS and args:
             return Partial(args[0][0], tuple(args[1:]), dict(kwargs))
         if qual in _DICT_CLASSES:
@@ -209,7 +212,7 @@ class TorchModel:
         if t is Tensor:
             return self.op(site, [(item, None)], False, st)
         if t is Tup:
-            return Tup(self.collate(x, site, st) for x in item.items)
+            return item.like(self.collate(x, site, st) for x in item.items)
         if t is Const and isinstance(item.value, (int, float, bool)):
             return Tensor(NEVER)
         return UNKNOWN
@@ -371,6 +374,22 @@ def _kw_truth(kwargs, name, default):
 _DICT_CLASSES = frozenset({"collections.OrderedDict", "typing.OrderedDict"})
 
 _PARTIALS = frozenset({"functools.partial"})
+
+# ``namedtuple("P", ["a", "b"])``, ``namedtuple("P", "a b")``, ``NamedTuple("P", [("a", T)])``
+_NAMED_TUPLES = frozenset({"collections.namedtuple", "typing.NamedTuple"})
+
+
+def _field_names(node) -> tuple | None:
+    """The field names a named tuple factory is given, if written out."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        names = tuple(node.value.replace(",", " ").split())
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        names = tuple(e.value if isinstance(e, ast.Constant) else
+                      e.elts[0].value if isinstance(e, ast.Tuple) and e.elts and isinstance(e.elts[0], ast.Constant)
+                      else None for e in node.elts)
+    else:
+        return None
+    return names if names and all(isinstance(n, str) and n.isidentifier() for n in names) else None
 
 # Iterators that yield the items of their first n arguments (``None``: all), and those that
 # start over when done: ``for x, y in cycle(batches)`` walks the same tensors again.

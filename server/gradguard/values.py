@@ -217,6 +217,21 @@ class Partial(Val):
         self.func, self.args, self.kwargs = func, args, kwargs  # args/kwargs: (value, node) pairs
 
 
+class TupleType(Val):
+    """A named tuple class made by ``namedtuple("P", "a b")``: calling it makes a ``Tup``."""
+
+    __slots__ = ("names",)
+
+    def __init__(self, names: tuple):
+        self.names = names
+
+    def __eq__(self, other):
+        return type(other) is TupleType and other.names == self.names
+
+    def __hash__(self):
+        return hash(self.names)
+
+
 class ModRef(Val):
     """A user module of the project, analysed on import."""
 
@@ -239,13 +254,14 @@ class Func(Val):
 
 
 class Class(Val):
-    __slots__ = ("node", "module", "bases", "attrs", "is_module", "name", "fields")
+    __slots__ = ("node", "module", "bases", "attrs", "is_module", "name", "fields", "named_tuple")
 
-    def __init__(self, node, module, bases, attrs, is_module, fields=None):
+    def __init__(self, node, module, bases, attrs, is_module, fields=None, named_tuple=False):
         self.node, self.module, self.bases, self.attrs = node, module, bases, attrs
         self.is_module, self.name = is_module, node.name
         # a dataclass's fields, in order: (name, "factory" | "default" | "required", expression)
         self.fields: Optional[tuple] = fields
+        self.named_tuple = named_tuple  # its instances are tuples (``Tup``) with these field names
 
     def lookup(self, name):
         if name in self.attrs:
@@ -303,15 +319,20 @@ class Optim(Val):
 
 
 class Tup(Val):
-    """A tuple with known elements."""
+    """A tuple with known elements (a named tuple's have names too)."""
 
-    __slots__ = ("items",)
+    __slots__ = ("items", "names")
 
-    def __init__(self, items):
+    def __init__(self, items, names: Optional[tuple] = None):
         self.items = tuple(items)
+        self.names = names
+
+    def like(self, items) -> "Tup":
+        """A tuple of the same kind with other items."""
+        return Tup(items, self.names)
 
     def __eq__(self, other):
-        return type(other) is Tup and other.items == self.items
+        return type(other) is Tup and other.items == self.items and other.names == self.names
 
     def __hash__(self):
         return hash(self.items)
@@ -427,7 +448,7 @@ def join(a: Val, b: Val) -> Val:
     if tb is Tensor:
         return b
     if ta is Tup and tb is Tup and len(a.items) == len(b.items):
-        return Tup(join(x, y) for x, y in zip(a.items, b.items))
+        return Tup((join(x, y) for x, y in zip(a.items, b.items)), a.names if a.names == b.names else None)
     if a == b:
         return a
     if ta is Iter and tb is Iter and a.gen is None and b.gen is None:
@@ -449,7 +470,7 @@ def join_elements(a: Val, b: Val) -> Val:
         if only - out.weak:
             return out.but(weak=out.weak | only)
     elif type(out) is Tup and type(a) is Tup and type(b) is Tup and len(a.items) == len(b.items):
-        return Tup(join_elements(x, y) for x, y in zip(a.items, b.items))
+        return Tup((join_elements(x, y) for x, y in zip(a.items, b.items)), a.names if a.names == b.names else None)
     return out
 
 
