@@ -318,3 +318,33 @@ def test_named_tuples_against_torch(tmp_path, define, after):
     if ran.returncode:
         assert "Trying to backward through the graph a second time" in ran.stderr, ran.stderr
     assert found == ([("GG101", int(raised[-1]))] if raised else [])
+
+
+FROZEN = """\
+    import torch
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 1))
+    for p in model.parameters():
+        p.requires_grad = False
+    {unfreeze}
+    loss = model(torch.randn(2, 3)).sum()
+    loss.backward()
+    """
+
+
+@pytest.mark.parametrize("unfreeze", [
+    "pass",
+    "for p in model[1].parameters():\n    p.requires_grad_(True)",
+    "for p in model[1].parameters():\n    p.requires_grad = True",
+    "model[0].weight.requires_grad_()",
+], ids=["frozen", "head-method", "head-attribute", "one-weight"])
+def test_unfreezing_against_torch(tmp_path, unfreeze):
+    """GG104 where torch raises that nothing requires grad; nothing once a part is trainable again."""
+    program = textwrap.dedent(FROZEN.format(unfreeze=unfreeze.replace("\n", "\n    ")))
+    path = tmp_path / "prog.py"
+    path.write_text(program)
+    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    found = [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings]
+    raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
+    if ran.returncode:
+        assert "does not require grad" in ran.stderr, ran.stderr
+    assert found == ([("GG104", int(raised[-1]))] if raised else [])

@@ -690,6 +690,9 @@ class Engine(TorchModel, Autograd):
                 self.emit("grad_reset", target, st, roots=obj.roots)  # p.grad = None (or zeros)
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and truth(value) is False:
                 self.freeze(obj.roots, st, self.every_parameter(target.value))
+            elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and obj.roots \
+                    and truth(value) is True and any((r, "frozen") in st.heap for r in obj.roots):
+                self.unfreeze(obj.roots, st)
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and isinstance(target.value, ast.Name):
                 # ``t.requires_grad = True`` (or a flag): t may now require grad
                 flag = truth(value)

@@ -248,6 +248,8 @@ class TorchModel:
                                                          _kw_truth(kwargs, api.REQUIRES_GRAD, True))
             if flag is False and t.leaf:
                 self.freeze(t.roots, st, self.every_parameter(node.func.value))
+            elif flag is True and t.leaf:
+                self.unfreeze(t.roots, st)
             receiver = node.func.value
             if flag is not False and t.grad == NEVER and not isinstance(receiver, ast.Call) and not (
                     isinstance(receiver, ast.Name) and receiver.id not in self.frame.elements):
@@ -354,6 +356,13 @@ class TorchModel:
             st.heap[(root, "frozen")] = Const(True)
             if every:
                 st.heap[(root.node, "frozen_all")] = Const(True)
+
+    def unfreeze(self, roots, st: State) -> None:
+        """``requires_grad_(True)`` on parameters frozen before: they add graph again. (The
+        site's "all frozen" flag goes: parameters made there may now differ.)"""
+        for root in roots:
+            if st.heap.pop((root, "frozen"), None) is not None:
+                st.heap[(root.node, "frozen_all")] = Const(False)
 
     def shaped(self, out: Val, kind, args, kwargs, st: State, rule=shapes.result) -> Val:
         """Give ``out``, a tensor just made by an op, the shape ``kind`` of the shape table says."""
