@@ -155,6 +155,22 @@ def test_a_list_cleared_on_one_path_only(tmp_path):
     assert analyze_source(program, "<t>").findings == []
 
 
+SECOND_TIME = "Trying to backward through the graph a second time"
+
+
+def agrees_with_torch(tmp_path, program: str, code="GG101", message=SECOND_TIME) -> None:
+    """Run ``program`` with torch: the analysis reports ``code`` exactly on the line where it
+    raises (with ``message``), and nothing if it runs clean."""
+    path = tmp_path / "prog.py"
+    path.write_text(program)
+    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    found = [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings]
+    raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
+    if ran.returncode:
+        assert message in ran.stderr, ran.stderr
+    assert found == ([(code, int(raised[-1]))] if raised else [])
+
+
 CYCLED = """\
     import itertools
     import torch
@@ -196,15 +212,7 @@ RUNNING_MEAN = """\
 ], ids=["cycle", "chain-twice", "once", "chain-once", "literal", "buffer", "buffer-detached", "buffer-no-grad"])
 def test_iterators_and_buffers_against_torch(tmp_path, program):
     """Each program runs under torch; GG101 is reported exactly where it raises, if it does."""
-    program = textwrap.dedent(program)
-    path = tmp_path / "prog.py"
-    path.write_text(program)
-    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
-    raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
-    if ran.returncode:
-        assert "Trying to backward through the graph a second time" in ran.stderr, ran.stderr
-    expected = [("GG101", int(raised[-1]))] if raised else []
-    assert [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings] == expected
+    agrees_with_torch(tmp_path, textwrap.dedent(program))
 
 
 LOADED = """\
@@ -239,14 +247,7 @@ LOADED = """\
 ], ids=["learned-transform", "options", "detached", "per-item", "tensor-dataset", "raw-tensors"])
 def test_data_loader_batches_against_torch(tmp_path, init, item, dataset, options):
     program = textwrap.dedent(LOADED).format(init=init, item=item, dataset=dataset, options=options)
-    path = tmp_path / "prog.py"
-    path.write_text(program)
-    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
-    found = [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings]
-    raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
-    if ran.returncode:
-        assert "Trying to backward through the graph a second time" in ran.stderr, ran.stderr
-    assert found == ([("GG101", int(raised[-1]))] if raised else [])
+    agrees_with_torch(tmp_path, program)
 
 
 KEYED = """\
@@ -272,17 +273,10 @@ def test_keyed_reads_against_torch(tmp_path, body):
     """Each program runs under torch; GG101 is reported exactly where it raises, if it does
     (a shuffled list may or may not give the same element: then nothing is reported)."""
     program = textwrap.dedent(KEYED.format(body=body.replace("\n", "\n    ")))
-    path = tmp_path / "prog.py"
-    path.write_text(program)
-    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
-    found = [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings]
     if "shuffle" in body:
-        assert found == []
-        return
-    raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
-    if ran.returncode:
-        assert "Trying to backward through the graph a second time" in ran.stderr, ran.stderr
-    assert found == ([("GG101", int(raised[-1]))] if raised else [])
+        assert analyze_source(program, "<t>").findings == []
+    else:
+        agrees_with_torch(tmp_path, program)
 
 
 NAMED = """\
@@ -310,14 +304,7 @@ NAMED = """\
 ], ids=["namedtuple", "namedtuple-cleared", "NamedTuple", "NamedTuple-cleared"])
 def test_named_tuples_against_torch(tmp_path, define, after):
     program = textwrap.dedent(NAMED.format(define=define.replace("\n", "\n    "), after=after))
-    path = tmp_path / "prog.py"
-    path.write_text(program)
-    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
-    found = [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings]
-    raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
-    if ran.returncode:
-        assert "Trying to backward through the graph a second time" in ran.stderr, ran.stderr
-    assert found == ([("GG101", int(raised[-1]))] if raised else [])
+    agrees_with_torch(tmp_path, program)
 
 
 FROZEN = """\
@@ -340,11 +327,4 @@ FROZEN = """\
 def test_unfreezing_against_torch(tmp_path, unfreeze):
     """GG104 where torch raises that nothing requires grad; nothing once a part is trainable again."""
     program = textwrap.dedent(FROZEN.format(unfreeze=unfreeze.replace("\n", "\n    ")))
-    path = tmp_path / "prog.py"
-    path.write_text(program)
-    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
-    found = [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings]
-    raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
-    if ran.returncode:
-        assert "does not require grad" in ran.stderr, ran.stderr
-    assert found == ([("GG104", int(raised[-1]))] if raised else [])
+    agrees_with_torch(tmp_path, program, "GG104", "does not require grad")

@@ -14,6 +14,7 @@ import os
 from typing import Optional
 
 from .rules import report_finding
+from .parents import Parents
 from .engine import Cancelled, Engine  # noqa: F401 - Cancelled is part of this module's API
 from .facts import Facts
 from .reach import Reach, calls_backward, triggered
@@ -28,47 +29,6 @@ PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 log = logging.getLogger("gradguard")
 # Abstract statements shared by the functions nothing called (analysed with unknown arguments).
 ENTRY_BUDGET = 1_000
-
-
-class Parents:
-    """Parent links, found by descending only into the nodes whose span holds the target
-    (findings are few; linking the whole tree would cost as much as the analysis)."""
-
-    def __init__(self, tree: ast.AST):
-        self.tree = tree
-        self._parent: dict = {}
-
-    def parent(self, node):
-        if node is self.tree:
-            return None
-        if id(node) not in self._parent:
-            self._link(node)
-        return self._parent.get(id(node))
-
-    def _link(self, target) -> None:
-        where = (target.lineno, target.col_offset)
-        cur = self.tree
-        while cur is not target:
-            for child in ast.iter_child_nodes(cur):
-                if not hasattr(child, "lineno"):
-                    continue
-                if (child.lineno, child.col_offset) <= where <= (child.end_lineno, child.end_col_offset) \
-                        and _contains(child, target):
-                    self._parent[id(child)] = cur
-                    cur = child
-                    break
-            else:
-                return
-
-    def statement(self, node):
-        while node is not None and not isinstance(node, ast.stmt):
-            node = self.parent(node)
-        return node
-
-
-def _contains(outer, target) -> bool:
-    end = (target.end_lineno, target.end_col_offset)
-    return outer is target or end <= (outer.end_lineno, outer.end_col_offset)
 
 
 class Positions:

@@ -74,19 +74,9 @@ def _update_statement(site, parents):
     return None
 
 
-def _block_of(stmt, parents):
-    """The statement list holding ``stmt`` (its parent's body or orelse)."""
-    parent = parents.parent(stmt)
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(parent, field, None)
-        if isinstance(block, list) and any(s is stmt for s in block):
-            return block
-    return None
-
-
 def _run_of(stmt, updates: dict, parents):
     """The contiguous sibling statements around ``stmt`` that are all updates writing graph."""
-    block = _block_of(stmt, parents)
+    block = parents.block_of(stmt)
     if block is None:
         return None
     i = next(i for i, s in enumerate(block) if s is stmt)

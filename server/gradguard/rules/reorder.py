@@ -22,6 +22,7 @@ import dataclasses
 
 from .. import torch_api as api
 from ..findings import Fix
+from ..parents import Parents
 
 _EXITS = (ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Await)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -36,7 +37,7 @@ def move_step_fix(reuse, locate, main_path: str, parents):
     stmt = parents.statement(first)
     if not isinstance(stmt, ast.Expr) or stmt.value is not first:
         return None
-    block = _block_of(stmt, parents)
+    block = parents.block_of(stmt)
     if block is None:
         return None
     i = next(i for i, s in enumerate(block) if s is stmt)
@@ -88,15 +89,6 @@ def _method(stmt):
     return None
 
 
-def _block_of(stmt, parents):
-    parent = parents.parent(stmt)
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(parent, field, None)
-        if isinstance(block, list) and any(s is stmt for s in block):
-            return block
-    return None
-
-
 def _scope_of(node, parents):
     cur = parents.parent(node)
     while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -138,23 +130,19 @@ def _only_measures(between, moved, optimizer: str, owners: set, defined: set, pa
     return True
 
 
-class _Links:
-    """Parent links within some statements (``analysis.Parents`` does not enter comprehensions)."""
+class _Links(Parents):
+    """Parent links within some statements, made at once (``Parents`` finds them by position,
+    which does not enter comprehensions)."""
 
     def __init__(self, stmts):
-        self.up: dict = {}
+        super().__init__(None)
         for stmt in stmts:
             for node in ast.walk(stmt):
                 for child in ast.iter_child_nodes(node):
-                    self.up[id(child)] = node
+                    self._parent[id(child)] = node
 
     def parent(self, node):
-        return self.up.get(id(node))
-
-    def statement(self, node):
-        while node is not None and not isinstance(node, ast.stmt):
-            node = self.parent(node)
-        return node
+        return self._parent.get(id(node))
 
 
 def _in_loop(node, top, parents) -> bool:
@@ -185,7 +173,7 @@ def _after_reset(node, top, between, optimizer: str, parents) -> bool:
 
     cur = parents.statement(node)
     while cur is not None and cur is not top:
-        block = _block_of(cur, parents)
+        block = parents.block_of(cur)
         if block is not None and resets(block[:next(i for i, b in enumerate(block) if b is cur)]):
             return True
         cur = parents.statement(parents.parent(cur))
