@@ -203,13 +203,14 @@ RUNNING_MEAN = """\
     CYCLED.format(iterate="itertools.cycle(batches)"),  # the same graphs again after two steps
     CYCLED.format(iterate="itertools.chain(batches, batches)"),
     CYCLED.format(iterate="batches"),  # each graph once
+    CYCLED.format(iterate="itertools.repeat(batches[0], 3)"),  # the same graph at every step
     CYCLED.format(iterate="itertools.chain(batches, [enc(torch.randn(2, 3))])"),
     CYCLED.format(iterate="[batches[0], enc(torch.randn(2, 3))]"),  # two graphs, each walked once
     # a buffer updated in place with grad recording on holds the batch's graph from then on
     RUNNING_MEAN.format(update="self.mean.mul_(0.9).add_(0.1 * x.mean(0))"),
     RUNNING_MEAN.format(update="self.mean.mul_(0.9).add_(0.1 * x.mean(0).detach())"),
     RUNNING_MEAN.format(update="with torch.no_grad(): self.mean.mul_(0.9).add_(0.1 * x.mean(0))"),
-], ids=["cycle", "chain-twice", "once", "chain-once", "literal", "buffer", "buffer-detached", "buffer-no-grad"])
+], ids=["cycle", "chain-twice", "once", "repeat", "chain-once", "literal", "buffer", "buffer-detached", "buffer-no-grad"])
 def test_iterators_and_buffers_against_torch(tmp_path, program):
     """Each program runs under torch; GG101 is reported exactly where it raises, if it does."""
     agrees_with_torch(tmp_path, textwrap.dedent(program))

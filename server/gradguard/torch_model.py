@@ -89,6 +89,8 @@ class TorchModel:
             return Partial(args[0][0], tuple(args[1:]), dict(kwargs))
         if qual in _DICT_CLASSES:
             return self.builtin_call("dict", args, kwargs, node, st)
+        if qual in _REPEATS and args:  # the same object at every step
+            return Iter(args[0][0])
         if qual in _ITERATES_ITEMS and args:
             kind = "cycle" if qual in _CYCLES else "chain"
             return Iter(wrap=(kind, tuple(v for v, _ in args[:_ITERATES_ITEMS[qual]])))
@@ -404,6 +406,7 @@ def _field_names(node) -> tuple | None:
 # start over when done: ``for x, y in cycle(batches)`` walks the same tensors again.
 _ITERATES_ITEMS = {"itertools.cycle": 1, "itertools.islice": 1, "itertools.chain": None}
 _CYCLES = frozenset({"itertools.cycle"})
+_REPEATS = frozenset({"itertools.repeat"})
 
 def _in_place_layer(layer: Layer) -> bool:
     """A module built to modify its input (``nn.ReLU(inplace=True)``)."""

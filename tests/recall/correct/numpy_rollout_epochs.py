@@ -1,4 +1,5 @@
-"""Policy-gradient epochs over a NumPy rollout converted with from_numpy, as_tensor and FloatTensor."""
+"""Policy-gradient epochs over a NumPy rollout converted with from_numpy, as_tensor and
+FloatTensor."""
 import numpy as np
 import torch
 import torch.nn as nn

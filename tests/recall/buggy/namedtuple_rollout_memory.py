@@ -1,0 +1,18 @@
+"""Rollout steps kept as namedtuples in a memory list that is never cleared between episodes."""
+from collections import namedtuple
+
+import torch
+import torch.nn as nn
+
+Step = namedtuple("Step", ["logp", "value"])
+net = nn.Linear(4, 3)
+opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+memory = []
+for episode in range(2):
+    for t in range(3):
+        out = net(torch.randn(1, 4))
+        memory.append(Step(torch.log_softmax(out[:, :2], 1)[0, 0], out[0, 2]))
+    loss = sum(-s.logp + s.value ** 2 for s in memory)
+    opt.zero_grad()
+    loss.backward()  # expect: GG101
+    opt.step()
