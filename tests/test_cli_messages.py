@@ -2,6 +2,9 @@
 not the callee's parameter or a factory's local; the related places keep their own names."""
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 import textwrap
 
 from gradguard import analyze_source
@@ -75,3 +78,24 @@ def test_a_factory_result_is_named_where_it_is_used():
     text = FACTORY.replace("(G(z) - target)", "features")
     (finding,) = analyze_source(text, "factory.py").findings
     assert "`features` was computed from the parameters of `G`" in finding.message, finding.message
+
+
+def test_a_comprehension_variable_is_named_by_what_the_comprehension_builds():
+    """``e`` of ``ema = [0.9 * e + 0.1 * p for e, p in ...]`` is nothing the user can point at:
+    the finding names ``ema``, the list its graph was built into."""
+    text = textwrap.dedent("""\
+        import torch
+        import torch.nn.functional as F
+        student = torch.nn.Linear(4, 3)
+        ema = [p.detach().clone() for p in student.parameters()]
+        x = torch.randn(8, 4)
+        for step in range(3):
+            loss = (student(x) - F.linear(x, ema[0], ema[1])).pow(2).mean()
+            loss.backward()
+            ema = [0.9 * e + 0.1 * p for e, p in zip(ema, student.parameters())]
+        """)
+    (finding,) = analyze_source(text, "ema.py").findings
+    assert "`ema` was computed from the parameters of `student` on line 9" in finding.message, finding.message
+    ran = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True, timeout=300)
+    assert "backward through the graph a second time" in ran.stderr
+    assert re.findall(r'File "<string>", line (\d+)', ran.stderr)[-1] == str(finding.location.line) == "8"

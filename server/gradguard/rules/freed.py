@@ -221,6 +221,19 @@ def _argument_for(fn, call, name: str, declared_only: bool = False):
     return None
 
 
+def _comprehension_variable(node, parents) -> bool:
+    """Whether ``node`` is a name a comprehension around it binds."""
+    if not isinstance(node, ast.Name) or not hasattr(node, "lineno"):
+        return False
+    cur = parents.parent(node)
+    while cur is not None and not isinstance(cur, ast.stmt):
+        if isinstance(cur, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)) and any(
+                isinstance(n, ast.Name) and n.id == node.id for g in cur.generators for n in ast.walk(g.target)):
+            return True
+        cur = parents.parent(cur)
+    return False
+
+
 def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -> Finding:
     """``locate(node, path)`` gives a Location; ``parents.statement(node)`` a node's statement."""
     stale, info, node = reuse.stale, reuse.info, reuse.node
@@ -231,6 +244,8 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
     roots = stale.roots
     built_line = _line(locate(stale.stmt, stale.path), main_path)
     entry = reuse.value.via.get(stale) if isinstance(reuse.value, Tensor) else None
+    if _comprehension_variable(entry, parents):  # ``e`` of ``[... e ... for e in ema]``: not the user's name
+        entry = None
     carried = stale.old and same_call and isinstance(entry, (ast.Name, ast.Attribute))
     names = _Names(parents, main_path)
     here = names.home(node) if reuse.module.path == main_path else None
