@@ -46,7 +46,7 @@ CONTEXT_DEPTH = 2
 # budget costs recall, not truth.
 FILE_BUDGET = 10_000
 CALL_BUDGET = 1_000
-CANCEL_EVERY = 1024  # steps between two looks at the cancel callback
+CANCEL_EVERY = 256  # steps between two looks at the cancel callback (some 2 ms)
 
 
 # The .grad of a tensor that is certainly not a leaf (and not retained): None. Only this value,

@@ -1,6 +1,8 @@
 """Hovers through the real server, in English and Simplified Chinese."""
 from __future__ import annotations
 
+import asyncio
+
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
@@ -102,3 +104,22 @@ async def test_hover_on_a_document_whose_analysis_was_dropped(client: LanguageCl
         await wait_diagnostics(client, uris[-1], bool)
     result = await hover(client, uris[0], 9, 2)
     assert result is not None and result.contents.value.startswith("**`loss2`**")
+
+
+async def test_the_hover_index_of_an_edited_version_follows_its_diagnostics(client: LanguageClient):
+    """Diagnostics come from an analysis without hover facts; the index of the same version is
+    built right after, without any further request or edit."""
+    path = DATA / "two_losses.py"
+    text = path.read_text()
+    uri = open_text(client, path)
+    await wait_diagnostics(client, uri, bool)
+    edited = text.replace("loss1.backward()\n", "loss1.backward()\nextra = w * 3\n")
+    change_text(client, uri, 2, edited)
+    await wait_diagnostics(client, uri, lambda items: any(d.range.start.line == 10 for d in items))
+    line = edited.splitlines().index("extra = w * 3")
+    for _ in range(100):  # a new name: only an index of version 2 knows it
+        result = await hover(client, uri, line, 0)
+        if result is not None:
+            break
+        await asyncio.sleep(0.1)
+    assert result is not None and result.contents.value.startswith("**`extra`**")

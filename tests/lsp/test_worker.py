@@ -67,6 +67,20 @@ def test_analysis_process_is_cancelled_mid_run_and_serves_again(tmp_path):
         analyser.stop()
 
 
+def test_diagnostics_job_finds_the_same_without_the_hover_index(tmp_path):
+    analyser = Analyser()
+    try:
+        program = long_program(20)
+        job = Job((program,), str(tmp_path / "p.py"), str(tmp_path), False, facts=False)
+        plain = analyser.run(job, cancel=lambda: False)
+        indexed = analyser.run(Job((program,), job.path, job.root, False, facts=True), cancel=lambda: False)
+        assert plain.facts is None and indexed.facts is not None
+        assert [f.code for f in plain.findings] == ["GG101"]
+        assert plain.findings == indexed.findings
+    finally:
+        analyser.stop()
+
+
 def test_analysis_process_that_dies_is_replaced(tmp_path):
     analyser = Analyser()
     try:

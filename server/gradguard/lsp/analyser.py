@@ -31,7 +31,7 @@ from typing import BinaryIO, Callable, Optional
 
 MAX_RSS_MB = 400  # the child is replaced after an analysis that leaves it larger
 HARD_LIMIT_SECONDS = 120.0  # an analysis still running then is ended with its process
-POLL_SECONDS = 0.02  # how often the parent looks whether the running analysis is still wanted
+POLL_SECONDS = 0.005  # how often the parent looks whether the running analysis is still wanted
 PAUSE_SECONDS = 1.0  # no job for this long: the child looks whether a full collection is due
 FULL_EVERY = 16  # and after this many jobs in a row
 FULL_GROWTH = 50_000  # objects kept since the last full collection that make one due (some 7 MB)
@@ -45,6 +45,7 @@ class Job:
     path: str
     root: Optional[str]
     notebook: bool
+    facts: bool = True  # build the hover index too
     token: int = 0
 
 
@@ -140,9 +141,9 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
         cancel = lambda: stopped[0] == job.token  # noqa: E731 - read by the engine now and then
         try:
             if job.notebook:
-                analysis = analyze_cells(list(job.texts), job.path, job.root, facts=True, cancel=cancel)
+                analysis = analyze_cells(list(job.texts), job.path, job.root, facts=job.facts, cancel=cancel)
             else:
-                analysis = analyze_source(job.texts[0], job.path, job.root, facts=True, cancel=cancel)
+                analysis = analyze_source(job.texts[0], job.path, job.root, facts=job.facts, cancel=cancel)
             outcome = Outcome(findings=analysis.findings, facts=analysis.facts)
             del analysis
         except Cancelled:

@@ -4,9 +4,10 @@ Analyses run in a child process (analyser.py), fed by one worker thread (worker.
 snapshots (documents.py), the most recently edited document first. A newer version of a
 document stops the analysis of the older one mid-run (the engine's ``cancel`` hook) and drops
 it if it has not started, so stale results are never computed to the end, let alone published.
-Hovers and quick-fix lists answer from the last finished result (hovers through the lines an
-edit left unchanged) and never wait for a running analysis; each result brings its hover index,
-built in the child.
+Each version is analysed twice: first for its diagnostics alone, then, once the typing has
+paused, for the hover index (recording a fact at every tensor name costs a fifth more, and
+diagnostics must not wait for it). Hovers and quick-fix lists answer from the last finished result (hovers through the lines
+an edit left unchanged) and never wait for a running analysis.
 """
 from __future__ import annotations
 
@@ -43,8 +44,10 @@ from .protocol import Protocol, StdinReader, read_messages
 from .worker import Worker
 
 DEBOUNCE_SECONDS = 0.15
+INDEX_DELAY_SECONDS = 0.25  # after the diagnostics of a version, the pause before its hover index
 HOVER_WAIT_SECONDS = 1.0  # a hover on a document with no analysis at all waits this long for one
 FIX_ALL_KIND = "source.fixAll.gradguard"
+FACTS_JOB = "#hover-index"  # the worker's key for a document's hover-index analysis
 SUPPRESS_TITLE = {"en": "Suppress {code} on this line", "zh-cn": "在此行忽略 {code}"}
 FIX_ALL_TITLE = {"en": "GradGuard: fix all", "zh-cn": "GradGuard：全部修复"}
 
@@ -66,7 +69,7 @@ class Result:
 
     snap: Snapshot
     gen: int  # settings generation it was computed under
-    facts: Optional[Facts]  # the hover index (None: no analysis ran)
+    facts: Optional[Facts]  # the hover index (None: not asked for, or no analysis ran)
     findings: list[Finding]
     diagnostics: dict[str, list[lsp.Diagnostic]]
     error: Optional[str] = None
@@ -82,9 +85,11 @@ class GradGuardServer(LanguageServer):
         self.gen = 0
         self.pull = False
         self.results: dict[str, Result] = {}  # last good result per snapshot key
+        self.hovers: dict[str, Result] = {}  # last result with hover facts per snapshot key
         self._latest: dict[str, Any] = {}  # newest version per open key (read by the worker)
-        self._tasks: dict[str, asyncio.Task] = {}
-        self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
+        self._tasks: dict[str, asyncio.Task] = {}  # lints waiting for their debounce
+        self._index_tasks: dict[str, asyncio.Task] = {}  # hover indexes waiting for a pause
+        self._running: dict[tuple[str, bool], tuple[tuple, asyncio.Future]] = {}
         self._worker = Worker("gradguard-analysis")
         self.analyser = Analyser()  # the child process, driven from the worker thread only
         self._shown: set[str] = set()
@@ -127,17 +132,27 @@ class GradGuardServer(LanguageServer):
         """Whether ``snap`` is no longer the document's newest version (read by the worker)."""
         return self._latest.get(snap.key, _CLOSED) != snap.version or self.gen != gen
 
-    def _compute(self, snap: Snapshot, gen: int, editor: EditorSettings, locale: str) -> Optional[Result]:
-        """Worker thread: analyse ``snap`` and build its diagnostics (None: superseded)."""
-        if self._stale(snap, gen):
+    def _index_stale(self, snap: Snapshot, gen: int, latest) -> bool:
+        """Whether the hover index of ``snap`` is no longer wanted: the document was edited
+        since the job was asked for (``latest``: its version then), or a newer version was
+        analysed. (The newest version may not parse: the last good one is indexed instead.)"""
+        good = self.results.get(snap.key)
+        return (self._latest.get(snap.key, _CLOSED) != latest or self.gen != gen
+                or (good is not None and good.snap.version != snap.version))
+
+    def _compute(self, snap: Snapshot, gen: int, editor: EditorSettings, locale: str,
+                 facts: bool, stale) -> Optional[Result]:
+        """Worker thread: analyse ``snap`` and build its diagnostics, or its hover index
+        (``facts``). None: superseded (``stale()``)."""
+        if stale():
             return None
         config = self._config_for(snap)
         empty = {uri: [] for uri in snap.uris}
         if not editor.enable or config.excludes(snap.path):
             return Result(snap, gen, None, [], empty, warnings=config.warnings)
         root = config.root or self.workspace.root_path
-        job = Job(snap.texts, snap.path, root, snap.notebook)
-        outcome = self.analyser.run(job, cancel=partial(self._stale, snap, gen))
+        job = Job(snap.texts, snap.path, root, snap.notebook, facts)
+        outcome = self.analyser.run(job, cancel=stale)
         if outcome.cancelled:
             return None
         if outcome.crashed:
@@ -152,10 +167,12 @@ class GradGuardServer(LanguageServer):
         return Result(snap, gen, outcome.facts, findings, diagnostics(pos, findings, locale, related),
                       warnings=config.warnings)
 
-    async def _run(self, snap: Snapshot) -> Optional[Result]:
-        job = partial(self._compute, snap, self.gen, self.editor, self.locale)
+    async def _run(self, snap: Snapshot, facts: bool) -> Optional[Result]:
+        stale = (partial(self._index_stale, snap, self.gen, self._latest.get(snap.key, _CLOSED)) if facts
+                 else partial(self._stale, snap, self.gen))
+        job = partial(self._compute, snap, self.gen, self.editor, self.locale, facts, stale)
         try:
-            result = await self._worker.submit(snap.key, job)
+            result = await self._worker.submit(snap.key + FACTS_JOB if facts else snap.key, job)
         except Exception:  # an engine bug must not take the server down
             self.log(f"GradGuard failed on {snap.key}:\n{traceback.format_exc()}", lsp.MessageType.Error)
             return None
@@ -165,18 +182,47 @@ class GradGuardServer(LanguageServer):
         if result.error:
             self.log(f"{snap.key}: {result.error}")
         if not result.keep_previous and snap.key in self._latest:
-            self.results[snap.key] = result
+            if facts:
+                self.hovers[snap.key] = result
+            else:
+                self.results[snap.key] = result
+        if not facts and (good := self.results.get(snap.key)) is not None:
+            indexed = self.hovers.get(snap.key)
+            if indexed is None or indexed.snap != good.snap or indexed.gen != good.gen:
+                self.index_later(good.snap)
         return result
 
-    async def analyse(self, snap: Snapshot) -> Optional[Result]:
-        """The result for ``snap``, sharing an analysis already running for the same version."""
+    async def analyse(self, snap: Snapshot, facts: bool = False) -> Optional[Result]:
+        """The result for ``snap`` (with the hover index: ``facts``), sharing an analysis
+        already running for the same version."""
+        return await asyncio.shield(self._start(snap, facts))
+
+    def _start(self, snap: Snapshot, facts: bool) -> asyncio.Future:
+        """The analysis of ``snap`` running (or waiting) now, started if there is none."""
         ident = (snap.version, self.gen, snap.texts)
-        running = self._running.get(snap.key)
+        running = self._running.get((snap.key, facts))
         if running is None or running[0] != ident:
             self._latest.setdefault(snap.key, snap.version)
-            running = (ident, asyncio.ensure_future(self._run(snap)))
-            self._running[snap.key] = running
-        return await asyncio.shield(running[1])
+            running = (ident, asyncio.ensure_future(self._run(snap, facts)))
+            self._running[(snap.key, facts)] = running
+        return running[1]
+
+    def index_later(self, snap: Snapshot) -> None:
+        """The hover index of ``snap`` after a pause, unless the document moves on meanwhile
+        (while typing goes on, hovers answer from an older index)."""
+        if (task := self._index_tasks.pop(snap.key, None)) is not None:
+            task.cancel()
+
+        latest = self._latest.get(snap.key, _CLOSED)
+
+        async def index() -> None:
+            await asyncio.sleep(INDEX_DELAY_SECONDS)
+            if self._index_tasks.get(snap.key) is asyncio.current_task():
+                del self._index_tasks[snap.key]
+            if self._latest.get(snap.key, _CLOSED) == latest:
+                self._start(snap, facts=True)
+
+        self._index_tasks[snap.key] = asyncio.ensure_future(index())
 
     def finished(self, key: str, snap: Snapshot) -> Optional[Result]:
         """The last finished result if it is of exactly ``snap`` (never waits)."""
@@ -201,11 +247,13 @@ class GradGuardServer(LanguageServer):
     async def hover_result(self, key: str, snap: Snapshot) -> Optional[Result]:
         """The last finished result with hover facts, whatever version it is of; when there is
         none, the analysis of ``snap`` if it ends soon."""
-        cached = self.results.get(key)
+        cached = self.hovers.get(key)
         if cached is not None and cached.gen == self.gen and cached.facts is not None:
             return cached
+        good = self.results.get(key)  # the last version that parsed, if the newest may not
         try:
-            return await asyncio.wait_for(self.analyse(snap), HOVER_WAIT_SECONDS)
+            return await asyncio.wait_for(self.analyse(good.snap if good is not None and good.gen == self.gen
+                                                       else snap, facts=True), HOVER_WAIT_SECONDS)
         except asyncio.TimeoutError:
             return None
 
@@ -258,11 +306,15 @@ class GradGuardServer(LanguageServer):
                 lsp.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=version))
 
     def clear(self, key: str, uris: list[str]) -> None:
-        if (task := self._tasks.pop(key, None)) is not None:
-            task.cancel()
+        for tasks in (self._tasks, self._index_tasks):
+            if (task := tasks.pop(key, None)) is not None:
+                task.cancel()
         self._worker.drop(key)
+        self._worker.drop(key + FACTS_JOB)
         self.results.pop(key, None)
-        self._running.pop(key, None)
+        self.hovers.pop(key, None)
+        self._running.pop((key, False), None)
+        self._running.pop((key, True), None)
         self._latest.pop(key, None)  # a running analysis of it sees this and stops
         if not self.pull:
             for uri in uris:
@@ -315,7 +367,7 @@ class GradGuardServer(LanguageServer):
         return True
 
     def shutdown_work(self) -> None:
-        for task in self._tasks.values():
+        for task in [*self._tasks.values(), *self._index_tasks.values()]:
             task.cancel()
         self._latest.clear()
         self.analyser.cancel()
