@@ -297,3 +297,30 @@ def test_the_registered_triggers_are_gated_without_changing_an_answer():
              "acc = acc + criterion(out, y)", "nothing = 1"]
     for text in texts:
         assert reach.triggered(text) == any(t.search(text) for t in TRIGGERS), text
+
+
+def test_an_uncalled_function_is_an_entry_if_it_names_one_that_frees(monkeypatch):
+    """Names are whole identifiers, and a function's own ``def`` names nothing: the other
+    ``fit`` and a word that merely holds "fit" do not make entries."""
+    ran = []
+    original = engine_module.Engine.run_entry
+
+    def run_entry(self, module, fn, st):
+        ran.append(fn.node.name)
+        return original(self, module, fn, st)
+
+    monkeypatch.setattr(engine_module.Engine, "run_entry", run_entry)
+    analyze_source(textwrap.dedent("""
+        import torch
+        class Trainer:
+            def fit(self, loss):
+                loss.backward()
+        class Other:
+            def fit(self, x):
+                return x.fitted
+        def run(trainer, loss):
+            trainer.fit(loss)
+        def mode(m):
+            return m.training_fit_flag
+    """), "<entries>")
+    assert sorted(ran) == ["fit", "run"]

@@ -11,6 +11,7 @@ import contextlib
 import gc
 import logging
 import os
+import re
 from typing import Optional
 
 from .rules import report_finding
@@ -29,6 +30,7 @@ PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 log = logging.getLogger("gradguard")
 # Abstract statements shared by the functions nothing called (analysed with unknown arguments).
 ENTRY_BUDGET = 1_000
+_IDENTIFIERS = re.compile(r"[^\W\d]\w*")
 
 
 class Positions:
@@ -266,18 +268,28 @@ def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State]) -> Non
 
 
 def _reaching_free(funcs: list) -> set:
-    """The functions whose text calls a backward, or names one of them that does. (One that
-    reaches a backward only through imported code, a test calling a library's ``fit``, is not
-    an entry: what it would find lies in the library, at a cost the budget is better spent on.)"""
+    """The functions whose text calls a backward, or names one of them that does. Names are
+    whole identifiers (``train`` is not named by ``self.training``), and a function's own
+    ``def`` line names nothing: every ``forward`` would otherwise reach a backward as soon as
+    one ``forward`` does. (One that reaches a backward only through imported code, a test
+    calling a library's ``fit``, is not an entry: what it would find lies in the library, at
+    a cost the budget is better spent on.)"""
     texts = {fn: fn.module.source_of(fn.node) for fn in funcs}
     relevant = {fn for fn, text in texts.items() if calls_backward(text) or triggered(text)}
-    changed = True
-    while changed:
-        changed = False
-        names = {fn.node.name for fn in relevant}
-        for fn, text in texts.items():
-            if fn not in relevant and any(name in text for name in names):
-                relevant.add(fn)
-                changed = True
+    words = {}
+    for fn, text in texts.items():
+        if fn not in relevant:
+            found = _IDENTIFIERS.findall(text)
+            if fn.node.name in found:
+                found.remove(fn.node.name)  # its def line
+            words[fn] = set(found)
+    names = {fn.node.name for fn in relevant}
+    new = names
+    while new and words:
+        reached = [fn for fn, used in words.items() if not used.isdisjoint(new)]
+        for fn in reached:
+            del words[fn]
+        relevant.update(reached)
+        new = {fn.node.name for fn in reached} - names
+        names |= new
     return relevant
-
