@@ -38,3 +38,23 @@ def test_a_warm_analysis_has_the_dependencies_of_a_cold_one(tmp_path):
     (tmp_path / "low.py").write_text(LOW_GRAD)
     cold = _codes(tmp_path)
     assert _codes(tmp_path) == cold == (["GG101"], ["low.py", "mid.py"])
+
+
+def test_a_text_is_parsed_once_whether_analysed_or_imported(tmp_path, monkeypatch):
+    """The analysed file's tree serves a later analysis of the same text and the import of
+    that file; an edited text is parsed anew. Findings are those of fresh parses."""
+    resolve.clear_caches()
+    parsed = []
+    real_parse = resolve.parse
+    monkeypatch.setattr(resolve, "parse", lambda text, path: parsed.append(os.path.basename(path))
+                        or real_parse(text, path))
+    (tmp_path / "low.py").write_text(LOW_GRAD)
+    (tmp_path / "mid.py").write_text(MID)
+    low = analyze_source(LOW_GRAD, str(tmp_path / "low.py"), str(tmp_path))
+    again = analyze_source(LOW_GRAD, str(tmp_path / "low.py"), str(tmp_path))
+    assert low.findings == again.findings and parsed == ["low.py"]
+    (tmp_path / "main.py").write_text(MAIN)
+    assert _codes(tmp_path) == (["GG101"], ["low.py", "mid.py"])
+    assert parsed == ["low.py", "main.py", "mid.py"]  # low.py's import reused its tree
+    analyze_source(LOW_GRAD + "# edited\n", str(tmp_path / "low.py"), str(tmp_path))
+    assert parsed[-1] == "low.py"

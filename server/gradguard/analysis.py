@@ -20,7 +20,7 @@ from .engine import Cancelled, Engine  # noqa: F401 - Cancelled is part of this 
 from .facts import Facts
 from .reach import Reach, calls_backward, triggered
 from .findings import Finding, Location
-from .resolve import ROOTS, ModuleInfo, Project, exists, probed
+from .resolve import ROOTS, ModuleInfo, Project, exists, probed, remember_tree, tree_of
 from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics
 from .state import State
 from .suppress import suppressed
@@ -214,7 +214,7 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
         # file is only scanned, not even parsed
         return Analysis(path, [], None, None, None, project.dependencies(path))
     if tree is None:
-        tree = parse(text, path)
+        tree = tree_of(path, text)
     main = ModuleInfo(path, "__main__", text, tree)
     project.modules[path] = main
     engine = Engine(project)
@@ -236,6 +236,7 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     if truncated:
         log.info("%s: over the analysis budget, left unanalysed: %s", path,
                  ", ".join(f"{os.path.basename(p)}:{line}" for p, line in truncated[:10]))
+    remember_tree(path, text, tree)
     if not facts:
         main.release(end.globals if end is not None else {})
     return Analysis(path, findings, engine if facts else None, positions, main, project.dependencies(path),

@@ -1223,7 +1223,10 @@ class Engine(TorchModel, Autograd):
     def invoke(self, fn: Func, args: list, kwargs: dict, st: State, node, bound=False,
                unknown_rest=False, generator=False) -> Val:
         self.called.add(fn.node)
-        if len(self.frames) > MAX_CALL_DEPTH or fn.node in _EXPENSIVE or any(f.func is fn for f in self.frames):
+        # (the analysed file shares its syntax tree with its copy as a loaded module: what was
+        # too costly there is tried again here)
+        if len(self.frames) > MAX_CALL_DEPTH or (fn.node in _EXPENSIVE and fn.module is not self.main) \
+                or any(f.func is fn for f in self.frames):
             return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
         # remembered only for modules kept across analyses: the analysed file is parsed anew
         # each time, and a memo keyed by its old syntax trees would keep them all alive

@@ -104,7 +104,7 @@ class Project:
             return module
         try:
             text = self.overlay.get(path) or read_python(path)
-            tree = parse(text, path)
+            tree = tree_of(path, text)
         except SourceError:
             return None
         name = dotted if level == 0 else _module_name(path, self.root)
@@ -213,6 +213,32 @@ _cached_bytes = 0
 # Statements an imported module's top level may run before its calls stop being followed.
 IMPORT_BUDGET = 20_000
 _LOADED: "OrderedDict[str, tuple]" = OrderedDict()
+# The syntax trees of the last files analysed as the main file: the same text is often parsed
+# again soon (the editor's hover-index analysis after its diagnostics one; ``gradguard check``
+# importing a file it has just analysed). Nothing changes a tree once parsed.
+MAX_RECENT_TREES = 4
+MAX_RECENT_TREE_BYTES = 200_000  # of their text (a tree takes some 40 times as much)
+_TREES: "OrderedDict[str, tuple[str, ast.Module]]" = OrderedDict()
+
+
+def tree_of(path: str, text: str) -> ast.Module:
+    """The syntax tree of ``text`` (the file ``path``), parsed unless a loaded module or a
+    recent analysis of the same text has it. Raises :class:`SourceError`."""
+    cached = _LOADED.get(path)
+    if cached is not None and cached[1].tree is not None and cached[1].text == text:
+        return cached[1].tree
+    recent = _TREES.get(path)
+    if recent is not None and recent[0] == text:
+        return recent[1]
+    return parse(text, path)
+
+
+def remember_tree(path: str, text: str, tree: ast.Module) -> None:
+    _TREES[path] = (text, tree)
+    _TREES.move_to_end(path)
+    while len(_TREES) > MAX_RECENT_TREES or (len(_TREES) > 1 and sum(len(t) for t, _ in _TREES.values())
+                                             > MAX_RECENT_TREE_BYTES):
+        _TREES.popitem(last=False)
 
 
 def _cache_module(path: str, stamp, module: ModuleInfo) -> None:
@@ -236,6 +262,7 @@ def clear_caches() -> None:
     for _, module in _LOADED.values():
         module.release()  # nothing else holds them now: reference counting frees them
     _LOADED.clear()
+    _TREES.clear()
     _cached_bytes = 0
     _PROBES.clear()
     _FOUND.clear()
