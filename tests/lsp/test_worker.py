@@ -58,7 +58,9 @@ def test_analysis_process_is_cancelled_mid_run_and_serves_again(tmp_path):
             return len(asked) > 1  # wanted for one poll, then stale
 
         start = time.monotonic()
-        stopped = analyser.run(job, cancel)
+        # a new text: the first one's syntax tree is reused, and the rest is over within a poll
+        edited = Job((long_program() + "# edited\n",), job.path, job.root, False)
+        stopped = analyser.run(edited, cancel)
         assert stopped.cancelled and not stopped.findings
         assert time.monotonic() - start < max(0.5, full_time / 2), (time.monotonic() - start, full_time)
         again = analyser.run(job, cancel=lambda: False)
