@@ -2,6 +2,7 @@
 unchanged, and reusing it counts what it read: the same dependencies as a cold analysis."""
 from __future__ import annotations
 
+import gc
 import os
 import time
 
@@ -58,3 +59,55 @@ def test_a_text_is_parsed_once_whether_analysed_or_imported(tmp_path, monkeypatc
     assert parsed == ["low.py", "main.py", "mid.py"]  # low.py's import reused its tree
     analyze_source(LOW_GRAD + "# edited\n", str(tmp_path / "low.py"), str(tmp_path))
     assert parsed[-1] == "low.py"
+
+
+def test_a_module_loaded_before_still_counts_for_the_next_importer(tmp_path):
+    """``mid`` imports ``low`` after ``main`` loaded it: ``low`` is in ``mid``'s closure, so a
+    change to ``low`` makes the cached ``mid`` (whose ``make`` is ``low``'s) stale."""
+    resolve.clear_caches()
+    (tmp_path / "main.py").write_text("import low\n" + MAIN)
+    (tmp_path / "mid.py").write_text(MID)
+    (tmp_path / "low.py").write_text(LOW_GRAD)
+    assert _codes(tmp_path) == (["GG101"], ["low.py", "mid.py"])
+    time.sleep(0.01)
+    (tmp_path / "low.py").write_text(LOW_NOGRAD + "# changed\n")
+    assert _codes(tmp_path) == (["GG104"], ["low.py", "mid.py"])
+
+
+def test_a_module_out_of_the_cache_takes_its_importers_and_is_released(tmp_path, monkeypatch):
+    """Evicting ``low`` evicts ``mid``, whose names are ``low``'s values; both are released
+    (their cycles broken) once the analysis is over, and the next analysis loads them anew."""
+    resolve.clear_caches()
+    monkeypatch.setattr(resolve, "MAX_CACHED_MODULES", 1)
+    (tmp_path / "main.py").write_text(MAIN)
+    (tmp_path / "mid.py").write_text(MID)
+    (tmp_path / "low.py").write_text(LOW_GRAD)
+    retired = []
+    real_retire = resolve._retire
+    monkeypatch.setattr(resolve, "_retire", lambda path: retired.append(resolve._LOADED.get(path)) or
+                        real_retire(path))
+    assert _codes(tmp_path) == (["GG101"], ["low.py", "mid.py"])
+    gone = [entry[1] for entry in retired if entry is not None]
+    assert sorted(m.name for m in gone) == ["low", "mid"] and not resolve._LOADED
+    assert all(m.env == {} and m.tree is None for m in gone)
+    assert _codes(tmp_path) == (["GG101"], ["low.py", "mid.py"])
+
+
+def test_an_analysis_leaves_no_cyclic_garbage(tmp_path):
+    """Segments of a loop (an old one points at its current one, which depends on it), the
+    module's classes and functions, and retired cached modules are freed by reference counting:
+    no full collector pass is needed after each analysis."""
+    resolve.clear_caches()
+    (tmp_path / "mid.py").write_text(MID)
+    (tmp_path / "low.py").write_text(LOW_GRAD)
+    text = ("import torch\nfrom mid import make\n\nclass Cell(torch.nn.Module):\n    def forward(self, x, h):\n"
+            "        return torch.tanh(x * h)\n\ncell = Cell()\nh = make()\nfor x in [make(), make()]:\n"
+            "    h = cell(x, h)\n    h.sum().backward(retain_graph=True)\n")
+    gc.collect()
+    gc.disable()
+    try:
+        analyze_source(text, str(tmp_path / "main.py"), str(tmp_path))
+        resolve.clear_caches()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

@@ -20,7 +20,7 @@ from .engine import Cancelled, Engine  # noqa: F401 - Cancelled is part of this 
 from .facts import Facts
 from .reach import Reach, calls_backward, triggered
 from .findings import Finding, Location
-from .resolve import ROOTS, ModuleInfo, Project, exists, probed, remember_tree, tree_of
+from .resolve import ROOTS, ModuleInfo, Project, exists, probed, release_retired, remember_tree, tree_of
 from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics
 from .state import State
 from .suppress import suppressed
@@ -161,25 +161,25 @@ def analyze_path(path: str, root: Optional[str] = None, *, facts: bool = False) 
 
 
 # A full pass of the cyclic collector is due when the objects it tracks have grown by this many
-# since the last one (see ``_collector_paused``): some 50 MB. ``gradguard check --jobs 1`` over
-# the corpus: 1,000,000 peaks at 367 MB, this at 301 MB, 250,000 at 237 MB and 15% more CPU.
+# since the first count (see ``_collector_paused``): some 50 MB.
 FULL_COLLECT_GROWTH = 500_000
 _grown = [0]  # objects frozen since the last count (new ones, less the freed: gc's gen-0 count)
-_after_full = [0]  # the objects tracked after the last full pass
+_after_full: list = [None]  # the objects tracked at the first count, then after each full pass
 
 
 @contextlib.contextmanager
 def _collector_paused():
     """Parsing and analysis allocate many objects, most of them long-lived (the loaded modules'
-    trees) or freed by reference counting (``ModuleInfo.release``). A collector pass after each
-    analysis would scan them all again, and cost a third of the run. What survives an analysis
-    is frozen out of the collector's view instead, and a full pass runs only once the tracked
-    objects have grown by ``FULL_COLLECT_GROWTH``, to free what cyclic garbage they hold.
+    trees) or freed by reference counting: an analysis breaks the cycles among what it made
+    (its segments, its module's classes and functions, the cached modules it retired). A
+    collector pass after each analysis would scan them all again, and cost a third of the run.
+    What survives an analysis is frozen out of the collector's view instead, and a full pass runs
+    only if the tracked objects grow by ``FULL_COLLECT_GROWTH`` past their first count: the
+    cyclic garbage left (classes made inside functions) is small, and caches are bounded.
 
     Growth is first estimated from gc's allocation count, which never subtracts what an analysis
-    frees of older objects (a module evicted from the cache, a project's caches dropped); only
-    then are the frozen objects counted (a walk over them, milliseconds), and a full pass (half
-    a second) is paid for only if they did grow."""
+    frees of older objects; only then are the frozen objects counted (a walk over them,
+    milliseconds), and a full pass (half a second) is paid for only if they did grow."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -190,7 +190,10 @@ def _collector_paused():
             gc.freeze()
             if _grown[0] > FULL_COLLECT_GROWTH:
                 _grown[0] = 0
-                if gc.get_freeze_count() > _after_full[0] + FULL_COLLECT_GROWTH:
+                frozen = gc.get_freeze_count()
+                if _after_full[0] is None:
+                    _after_full[0] = frozen
+                elif frozen > _after_full[0] + FULL_COLLECT_GROWTH:
                     gc.unfreeze()
                     gc.collect()
                     gc.freeze()
@@ -239,6 +242,8 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     remember_tree(path, text, tree)
     if not facts:
         main.release(end.globals if end is not None else {})
+        engine.release_segs()
+        release_retired()
     return Analysis(path, findings, engine if facts else None, positions, main, project.dependencies(path),
                     truncated)
 

@@ -142,6 +142,18 @@ class Autograd:
                 return v.but(via=via)
         return v
 
+    def release_segs(self) -> None:
+        """Break the cycles among this analysis' segments (an old segment and its current one,
+        an alias and its base, a segment and the graph below it), so that reference counting
+        frees them, and the syntax trees they point into, once the analysis is dropped: a full
+        collector pass over everything the run keeps would cost far more."""
+        for seg in self.segs.values():
+            seg.current = seg.base = None
+            seg.deps = seg.kept = frozenset()
+        self.segs.clear()
+        self.aliases.clear()
+        self.savers.clear()
+
     def old_of(self, seg: Seg, loop, older=False) -> Seg:
         key = (seg.site, seg.ctx, loop, older)
         old = self.segs.get(key)

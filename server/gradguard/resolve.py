@@ -78,11 +78,13 @@ class Project:
         path = self.find(dotted, level, importer)
         if path is None:
             return None
-        if path in self.modules:
-            return self.modules[path]
-        self.read.add(path)
         stamp = self._stamp(path) if path not in self.overlay else None
         size = len(self.overlay[path]) if stamp is None else (stamp[1] if stamp else 0)
+        if path in self.modules:  # loaded before in this analysis: read again by the one loading now
+            known = self.modules[path]
+            self._record(path, stamp, size, known.closure if known is not None else {})
+            return known
+        self.read.add(path)
         if len(self.modules) >= MAX_MODULES or self.imported_bytes + size > MAX_IMPORTED_BYTES:
             return None  # a sprawling import graph: further modules stay unknown
         self.imported_bytes += size
@@ -213,6 +215,7 @@ _cached_bytes = 0
 # Statements an imported module's top level may run before its calls stop being followed.
 IMPORT_BUDGET = 20_000
 _LOADED: "OrderedDict[str, tuple]" = OrderedDict()
+_RETIRED: list = []  # modules out of the cache, to release (``release_retired``)
 # The syntax trees of the last files analysed as the main file: the same text is often parsed
 # again soon (the editor's hover-index analysis after its diagnostics one; ``gradguard check``
 # importing a file it has just analysed). Nothing changes a tree once parsed.
@@ -243,14 +246,37 @@ def remember_tree(path: str, text: str, tree: ast.Module) -> None:
 
 def _cache_module(path: str, stamp, module: ModuleInfo) -> None:
     global _cached_bytes
-    old = _LOADED.pop(path, None)
-    if old is not None:
-        _cached_bytes -= len(old[1].text)
+    _retire(path)
     _LOADED[path] = (stamp, module)
     _cached_bytes += len(module.text)
     while len(_LOADED) > MAX_CACHED_MODULES or (_cached_bytes > MAX_CACHED_BYTES and len(_LOADED) > 1):
-        _, (_, evicted) = _LOADED.popitem(last=False)
-        _cached_bytes -= len(evicted.text)
+        _retire(next(iter(_LOADED)))
+
+
+def _retire(path: str) -> None:
+    """Take ``path`` out of the cache, with every cached module whose top level read it (their
+    names may be its values). They are released once the analysis using them is over."""
+    global _cached_bytes
+    entry = _LOADED.pop(path, None)
+    if entry is None:
+        return
+    _cached_bytes -= len(entry[1].text)
+    _RETIRED.append(entry[1])
+    for other in [p for p, (_, m) in _LOADED.items() if path in m.closure]:
+        _retire(other)
+
+
+def release_retired() -> None:
+    """Release the modules taken out of the cache (``ModuleInfo.release``): reference counting
+    then frees them, where a collector pass over all the cache holds would cost far more. Only
+    between analyses: the one running may hold their values. The plain-call memo may too."""
+    if _RETIRED:
+        from .engine import forget_calls
+
+        forget_calls()
+        for module in _RETIRED:
+            module.release()
+        _RETIRED.clear()
 
 
 def clear_caches() -> None:
@@ -259,9 +285,9 @@ def clear_caches() -> None:
 
     global _cached_bytes
     forget_calls()
-    for _, module in _LOADED.values():
-        module.release()  # nothing else holds them now: reference counting frees them
+    _RETIRED.extend(module for _, module in _LOADED.values())
     _LOADED.clear()
+    release_retired()  # nothing else holds them now
     _TREES.clear()
     _cached_bytes = 0
     _PROBES.clear()
