@@ -217,6 +217,20 @@ def test_a_call_over_its_budget_is_unknown_and_never_an_error(monkeypatch):
     assert big.truncated, "the log must say what was left unanalysed"
 
 
+def test_a_call_that_ran_out_of_a_budget_is_not_tried_again_with_no_more(monkeypatch):
+    """``helper`` finishes in the loop's first pass (``i`` is known: one branch each), runs out
+    of its budget in the second (``i`` unknown), and is not interpreted again in the third,
+    with no larger budget, only to drop what it did."""
+    monkeypatch.setattr(engine_module, "CALL_BUDGET", 50)
+    entered = []
+    real_block = engine_module.Engine.block
+    monkeypatch.setattr(engine_module.Engine, "block", lambda self, stmts, st: entered.append(
+        self.frame.func is not None and stmts is self.frame.func.node.body) or real_block(self, stmts, st))
+    big = analyze_source(_chain_program(40), "<budget>")
+    assert big.truncated and ("GG101", "error") not in _severities(big)
+    assert sum(entered) == 2
+
+
 def test_the_file_budget_bounds_the_whole_analysis(monkeypatch):
     """Past the file's budget the statement running is abandoned with its reports."""
     monkeypatch.setattr(engine_module, "FILE_BUDGET", 12)
