@@ -329,3 +329,26 @@ def test_unfreezing_against_torch(tmp_path, unfreeze):
     """GG104 where torch raises that nothing requires grad; nothing once a part is trainable again."""
     program = textwrap.dedent(FROZEN.format(unfreeze=unfreeze.replace("\n", "\n    ")))
     agrees_with_torch(tmp_path, program, "GG104", "does not require grad")
+
+
+@pytest.mark.parametrize("body", [
+    "for p in model.parameters():\n    p.requires_grad = True\n",
+    "for i in range(n):\n    z = torch.randn(3, requires_grad=True)\n    total = total + z.sum()\n",
+    "for i in range(n):\n    layer = nn.Linear(2, 2)\n    out = layer(torch.ones(2))\n",
+])
+def test_a_loop_making_a_requires_grad_origin_each_iteration_settles(monkeypatch, body):
+    """One origin per site and context, as segments are: a new one each pass grew the values'
+    roots and kept the loop from its fixpoint until the passes ran out."""
+    from gradguard import engine as engine_module
+
+    passes = []
+    real_loop = engine_module.Engine.loop
+
+    def loop(self, key, st, step, orelse, forever=None):
+        counted = lambda s, first: passes.append(key.lineno) or step(s, first)  # noqa: E731
+        return real_loop(self, key, st, counted, orelse, forever)
+
+    monkeypatch.setattr(engine_module.Engine, "loop", loop)
+    program = "import torch\nimport torch.nn as nn\nmodel = nn.Linear(2, 2)\nn = int(input())\ntotal = 0\n" + body
+    analyze_source(program + "model(torch.ones(2)).sum().backward()\n", "<roots>")
+    assert passes == [6, 6]

@@ -129,6 +129,7 @@ class Engine(TorchModel, Autograd):
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
         self.flag_vars: dict = {}  # settled flag -> what its tests' branches left different
+        self.made_roots: dict = {}  # (site, context, kind) -> Root (``new_root``)
         self.costly: dict = {}  # the analysed file's functions abandoned over a budget (``_COSTLY``)
 
     # ----------------------------------------------------------------- modules

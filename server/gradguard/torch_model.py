@@ -345,7 +345,13 @@ class TorchModel:
     def new_root(self, node, kind: str, st: State) -> Root:
         """A ``requires_grad`` origin made at ``node`` (see ``freeze`` for its flag)."""
         st.heap[(node, "frozen_all")] = Const(False)
-        return Root(node, self.stmt, self.frame.module.path, kind)
+        # one per site and calling context, like segments: a loop making one each iteration
+        # reaches its fixpoint (a new one each time grew its roots until the passes ran out)
+        key = (node, self.frame.ctx, kind)
+        root = self.made_roots.get(key)
+        if root is None:
+            root = self.made_roots[key] = Root(node, self.stmt, self.frame.module.path, kind)
+        return root
 
     def freeze(self, roots, st: State, every=False) -> None:
         """``requires_grad_(False)`` on parameters: modules built from them no longer add graph.
