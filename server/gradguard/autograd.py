@@ -308,7 +308,7 @@ class Autograd:
             return
         scope = self.frame.func.node if isinstance(self.frame.func, Func) else self.frame.module.tree
         ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt, scope, places,
-                   frozenset(roots), st.heap, cause)
+                   frozenset(roots), st.own_heap(), cause)  # (rules may keep facts in it)
         for rule in rules:
             report = rule.events[event](ev)
             if report is None:

@@ -31,7 +31,7 @@ from . import shapes
 from . import torch_api as api
 from .autograd import Autograd
 from .invariants import settled_names, written_attributes
-from .state import Ager, State, forget_items, join_states
+from .state import GLOBALS, Ager, State, forget_items, join_states
 from .torch_model import TorchModel, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
@@ -316,7 +316,7 @@ class Engine(TorchModel, Autograd):
             kind, name = var
             scope = st.heap if kind == "h" else st.globals if kind == "g" else st.locals
             if scope is not None and name in scope and (scope[name] is joined or scope[name] == joined):
-                scope[name] = chosen
+                (st.own_heap() if kind == "h" else st.own_globals() if kind == "g" else scope)[name] = chosen
 
     def remember_branches(self, key, then: State, orelse: State, out: State) -> None:
         found = []
@@ -334,7 +334,8 @@ class Engine(TorchModel, Autograd):
         vars_ = self.flag_vars.setdefault(key, set())
         for kind, name, a, b, o in found:
             record = ("guard", key, (kind, name))
-            out.heap[(record, "then")], out.heap[(record, "else")], out.heap[(record, "join")] = a, b, o
+            heap = out.own_heap()
+            heap[(record, "then")], heap[(record, "else")], heap[(record, "join")] = a, b, o
             vars_.add((kind, name))
 
     def s_For(self, node, st):
@@ -574,7 +575,7 @@ class Engine(TorchModel, Autograd):
     def s_Delete(self, node, st):
         for target in node.targets:
             if isinstance(target, ast.Name):
-                (st.globals if st.locals is None else st.locals).pop(target.id, None)
+                (st.own_globals() if st.locals is None else st.locals).pop(target.id, None)
             elif isinstance(target, ast.Subscript):
                 box = self.ev(target.value, st)
                 if type(box) is Box and _whole_slice(target.slice):
@@ -611,7 +612,7 @@ class Engine(TorchModel, Autograd):
         bases = [self.ev(b, st) for b in node.bases]
         is_module = any((type(b) is LibRef and b.qual in api.MODULE_BASES)
                         or (type(b) is Class and b.is_module) for b in bases)
-        body_state = State({}, st.globals, st.heap, st.freed, st.grad, st.wfreed)
+        body_state = State({}, st.globals, st.heap, st.freed, st.grad, st.wfreed, st.owned)
         out = self.block(node.body, body_state) or body_state
         fields = None
         for deco in node.decorator_list:  # ``@dataclass``, ``@dataclasses.dataclass(frozen=True)``
@@ -672,7 +673,7 @@ class Engine(TorchModel, Autograd):
         t = type(target)
         if t is ast.Name:
             if target.id in self.frame.declared:
-                st.globals[target.id] = value
+                st.own_globals()[target.id] = value
             else:
                 st.bind(target.id, value)
             if self.collect_facts:
@@ -687,7 +688,7 @@ class Engine(TorchModel, Autograd):
         elif t is ast.Attribute:
             obj = self.ev(target.value, st)
             if type(obj) is Obj:
-                st.heap[(obj.oid, target.attr)] = value
+                st.own_heap()[(obj.oid, target.attr)] = value
             elif type(obj) is Tensor and target.attr == api.GRAD_ATTRIBUTE:
                 self.emit("grad_reset", target, st, roots=obj.roots)  # p.grad = None (or zeros)
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and truth(value) is False:
@@ -717,14 +718,14 @@ class Engine(TorchModel, Autograd):
                 _empty(st, base)
                 elems = self.iter_elem(value, st, target) if type(value) in (Box, Tup, Iter) else UNKNOWN
                 if elems is not UNKNOWN:
-                    st.heap[(base.oid, "*")] = elems
+                    st.own_heap()[(base.oid, "*")] = elems
             elif type(base) is Box:
                 key = (base.oid, "*")
-                st.heap[key] = join(st.heap[key], value) if key in st.heap else value
+                st.own_heap()[key] = join(st.heap[key], value) if key in st.heap else value
                 index = self.ev(target.slice, st)
                 forget_items(st, base)
                 if type(index) is Const:
-                    st.heap[(base.oid, ("k", index.value))] = value
+                    st.own_heap()[(base.oid, ("k", index.value))] = value
             elif type(base) is Tensor and type(value) is Tensor and isinstance(target.value, ast.Name):
                 # x[i] = v writes v's graph into x (CopySlices)
                 merged = self.op(target, [(base, target.value), (value, None)], False, st)
@@ -827,7 +828,7 @@ class Engine(TorchModel, Autograd):
             box = Box((node, self.frame.ctx), "list")
             elems = [st.heap[(b.oid, "*")] for b in (left[0], right[0]) if (b.oid, "*") in st.heap]
             if elems:
-                st.heap[(box.oid, "*")] = elems[0] if len(elems) == 1 else join(*elems)
+                st.own_heap()[(box.oid, "*")] = elems[0] if len(elems) == 1 else join(*elems)
             return box
         if type(left[0]) is Const and type(right[0]) is Const and op in _FOLDABLE:
             a, b = left[0].value, right[0].value
@@ -896,7 +897,7 @@ class Engine(TorchModel, Autograd):
         """A fresh object at an allocation site: forget what the previous one held."""
         if oid in self.allocated:
             for key in [k for k in st.heap if k[0] == oid]:
-                del st.heap[key]
+                del st.own_heap()[key]
         self.allocated.add(oid)
 
     def e_List(self, node, st):
@@ -909,9 +910,9 @@ class Engine(TorchModel, Autograd):
             values.append(v)
             elem = v if elem is None else join_elements(elem, v)
         if elem is not None:
-            st.heap[(box.oid, "*")] = elem
+            st.own_heap()[(box.oid, "*")] = elem
         if not any(type(e) is ast.Starred for e in node.elts):
-            st.heap[(box.oid, "items")] = Tup(values)
+            st.own_heap()[(box.oid, "items")] = Tup(values)
         return box
 
     e_Set = e_List
@@ -924,10 +925,10 @@ class Engine(TorchModel, Autograd):
             key = self.ev(k, st) if k is not None else None
             value = self.ev(v, st)
             if type(key) is Const:
-                st.heap[(box.oid, ("k", key.value))] = value
+                st.own_heap()[(box.oid, ("k", key.value))] = value
             elem = value if elem is None else join(elem, value)
         if elem is not None:
-            st.heap[(box.oid, "*")] = elem
+            st.own_heap()[(box.oid, "*")] = elem
         return box
 
     def comprehension(self, node, st, elts):
@@ -982,8 +983,8 @@ class Engine(TorchModel, Autograd):
         elem = self.comprehension(node, st, [node.elt])[0]
         box = Box((node, self.frame.ctx), "list")
         self.allocate(box.oid, st)  # a new list: what the last one made here held is not in it
-        st.heap[(box.oid, "*")] = elem
-        st.heap[(box.oid, "sealed")] = Const(True)
+        st.own_heap()[(box.oid, "*")] = elem
+        st.own_heap()[(box.oid, "sealed")] = Const(True)
         return box
 
     e_SetComp = e_ListComp
@@ -997,8 +998,8 @@ class Engine(TorchModel, Autograd):
         key, value = self.comprehension(node, st, [node.key, node.value])
         box = Box((node, self.frame.ctx), "dict")
         self.allocate(box.oid, st)
-        st.heap[(box.oid, "*")] = value
-        st.heap[(box.oid, "sealed")] = Const(True)
+        st.own_heap()[(box.oid, "*")] = value
+        st.own_heap()[(box.oid, "sealed")] = Const(True)
         return box
 
     def e_Subscript(self, node, st):
@@ -1132,7 +1133,7 @@ class Engine(TorchModel, Autograd):
                     return self.invoke(found, [recv], {}, st, node, bound=True)
                 if "cached_property" in _decorator_names(found.node):
                     # computed on first access, then kept on the instance (with its graph)
-                    st.heap[(recv.oid, name)] = self.invoke(found, [recv], {}, st, node, bound=True)
+                    st.own_heap()[(recv.oid, name)] = self.invoke(found, [recv], {}, st, node, bound=True)
                     return st.heap[(recv.oid, name)]
                 return Bound(recv, name, found)
             if found is not None:
@@ -1254,7 +1255,8 @@ class Engine(TorchModel, Autograd):
         locals_ = _bind_params(fn, args, kwargs, unknown_rest)
         if fn.closure:
             locals_ = {**fn.closure, **locals_}
-        callee = State(locals_, st.globals if shared else fn.module.env, st.heap, st.freed, grad, st.wfreed)
+        callee = State(locals_, st.globals if shared else fn.module.env, st.heap, st.freed, grad, st.wfreed,
+                       st.owned if shared else st.owned | GLOBALS)
         frame = Frame(fn, fn.module, ctx, (self.stmt, self.frame.module.path))
         saved_frame, saved_stmt, saved_limit = self.frame, self.stmt, self.limit
         start, self.limit = self.executed, limit
@@ -1288,6 +1290,8 @@ class Engine(TorchModel, Autograd):
         st.adopt(end)
         if shared:
             st.globals = end.globals
+            st.owned = (st.owned & ~GLOBALS) | (end.owned & GLOBALS)
+            end.owned &= ~GLOBALS
         if generator:
             return end.locals.get("$yield", UNKNOWN)
         value = None
@@ -1309,7 +1313,7 @@ class Engine(TorchModel, Autograd):
 
     def instantiate(self, cls: Class, args, kwargs, node, st) -> Val:
         if cls.named_tuple:  # ``class P(NamedTuple): a: Tensor``
-            at_class = State(None, cls.module.env, st.heap, st.freed, st.grad, st.wfreed)
+            at_class = State(None, cls.module.env, st.heap, st.freed, st.grad, st.wfreed, st.owned | GLOBALS)
             defaults = {name: self.ev(expr, at_class) for name, kind, expr in cls.fields if kind == "default"}
             return self.named_tuple(tuple(name for name, _, _ in cls.fields), args, kwargs, defaults)
         obj = Obj((node, self.frame.ctx), cls)
@@ -1352,7 +1356,7 @@ class Engine(TorchModel, Autograd):
     def init_fields(self, obj: Obj, cls: Class, args, kwargs, node, st: State) -> None:
         """A dataclass's generated ``__init__``: each field from its argument, its default, or
         a new value of its ``default_factory`` (a list of its own per instance)."""
-        at_class = State(None, cls.module.env, st.heap, st.freed, st.grad, st.wfreed)
+        at_class = State(None, cls.module.env, st.heap, st.freed, st.grad, st.wfreed, st.owned | GLOBALS)
         for i, (name, kind, expr) in enumerate(cls.fields):
             if i < len(args) and type(args[i][1]) is not ast.Starred:
                 value = args[i][0]
@@ -1369,7 +1373,7 @@ class Engine(TorchModel, Autograd):
                 value = self.ev(expr, at_class)
             else:
                 value = UNKNOWN
-            st.heap[(obj.oid, name)] = value
+            st.own_heap()[(obj.oid, name)] = value
 
     def builtin_call(self, name, args, kwargs, node, st) -> Val:
         vals = [a for a, _ in args]
@@ -1392,7 +1396,7 @@ class Engine(TorchModel, Autograd):
             if type(v) in (Box, Iter, Tup, Obj, Tensor):
                 if name in ("list", "sorted", "set"):
                     box = Box((node, self.frame.ctx), "list")
-                    st.heap[(box.oid, "*")] = self.iter_elem(v, st, node)
+                    st.own_heap()[(box.oid, "*")] = self.iter_elem(v, st, node)
                     return box
                 return v if type(v) in (Iter, Box) else Iter(self.iter_elem(v, st, node))
             return UNKNOWN
@@ -1434,8 +1438,8 @@ class Engine(TorchModel, Autograd):
             pair = self.iter_elem(source, st, node)
             value = pair.items[1] if type(pair) is Tup and len(pair.items) == 2 else None
         if value is not None:
-            st.heap[(box.oid, "*")] = value
-        st.heap[(box.oid, "sealed")] = Const(True)
+            st.own_heap()[(box.oid, "*")] = value
+        st.own_heap()[(box.oid, "sealed")] = Const(True)
         return box
 
     def method_call(self, bound: Bound, args, kwargs, node, st) -> Val:
@@ -1453,11 +1457,11 @@ class Engine(TorchModel, Autograd):
             if name in api.MODULE_FORWARD_HOOKS and args and type(args[0][0]) is Func:
                 key = (recv, "$hooks")
                 hooks = st.heap.get(key)  # (paths that registered different hooks join to unknown)
-                st.heap[key] = Tup((hooks.items if type(hooks) is Tup else ()) + (args[0][0],))
+                st.own_heap()[key] = Tup((hooks.items if type(hooks) is Tup else ()) + (args[0][0],))
                 return UNKNOWN  # the handle
             if name in api.MODULE_REGISTERS and t is Obj and len(args) >= 2 and type(args[0][0]) is Const \
                     and isinstance(args[0][0].value, str):
-                st.heap[(recv.oid, args[0][0].value)] = args[1][0]
+                st.own_heap()[(recv.oid, args[0][0].value)] = args[1][0]
                 return NONE
             if name in api.MODULE_SELF_METHODS:
                 if name == api.REQUIRES_GRAD_SETTER and args and truth(args[0][0]) is False:
@@ -1493,11 +1497,11 @@ class Engine(TorchModel, Autograd):
             forget_items(st, box)
         if name in ("append", "add", "insert", "setdefault") and vals:
             value = vals[-1] if name != "setdefault" else (vals[1] if len(vals) > 1 else NONE)
-            st.heap[key] = join_elements(st.heap[key], value) if key in st.heap else value
+            st.own_heap()[key] = join_elements(st.heap[key], value) if key in st.heap else value
             return NONE if name != "setdefault" else self._weak(st.heap[key])
         if name in ("extend", "update") and vals:
             elem = self.iter_elem(vals[0], st, node) if name == "extend" else self.dict_values(vals[0], st)
-            st.heap[key] = join(st.heap[key], elem) if key in st.heap else elem
+            st.own_heap()[key] = join(st.heap[key], elem) if key in st.heap else elem
             return NONE
         if name in ("pop", "get", "popitem"):
             return self._weak(st.heap.get(key, UNKNOWN))
@@ -1691,9 +1695,9 @@ def _walks_container(v: Val) -> bool:
 def _empty(st: State, box: Box) -> None:
     """The container was emptied in place (``xs.clear()``, ``del xs[:]``): it holds nothing."""
     for key in [k for k in st.heap if k[0] == box.oid]:
-        del st.heap[key]
+        del st.own_heap()[key]
     if box.kind == "list":
-        st.heap[(box.oid, "items")] = Tup(())
+        st.own_heap()[(box.oid, "items")] = Tup(())
 
 
 _PYTHON_TYPES = {"tuple": (Tup,), "list": (Box,), "dict": (Box,), "set": (Box,)}

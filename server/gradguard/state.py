@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from itertools import compress
-from operator import is_not
+from operator import is_, is_not
 from typing import Optional
 
 from .values import After, Box, Const, Iter, Tensor, Tup, Unknown, Val, join
@@ -37,28 +37,57 @@ class FreeInfo:
         return id(self.call)
 
 
-class State:
-    __slots__ = ("locals", "globals", "heap", "freed", "grad", "wfreed")
+# ``State.owned``: which of its two large dicts a state may write in place. The globals and the
+# heap are shared, not copied, when a state is copied (at every branch and loop pass) and are
+# copied by the first write (``own_globals`` / ``own_heap``); a join of states that left one
+# untouched shares it too. Reads use ``st.globals`` / ``st.heap`` as they are.
+GLOBALS, HEAP = 1, 2
+OWNED = GLOBALS | HEAP
 
-    def __init__(self, locals_, globals_, heap, freed, grad, wfreed=None):
+
+class State:
+    __slots__ = ("locals", "globals", "heap", "freed", "grad", "wfreed", "owned")
+
+    def __init__(self, locals_, globals_, heap, freed, grad, wfreed=None, owned=OWNED):
         self.locals: Optional[dict] = locals_  # None at module level: names live in globals
         self.globals: dict = globals_
         self.heap: dict = heap  # (oid, attribute) -> Val
         self.freed: dict = freed  # Seg -> FreeInfo
         self.grad: Optional[bool] = grad  # grad mode: True, False, or None when unknown
         self.wfreed: dict = {} if wfreed is None else wfreed  # Seg -> FreeInfo
+        # a state made to run a call or a class body on its caller's dicts writes where the
+        # caller would: pass the caller's ``owned``
+        self.owned: int = owned
 
     def copy(self) -> "State":
-        return State(None if self.locals is None else dict(self.locals), dict(self.globals),
-                     dict(self.heap), dict(self.freed), self.grad, dict(self.wfreed))
+        self.owned = 0
+        return State(None if self.locals is None else dict(self.locals), self.globals,
+                     self.heap, dict(self.freed), self.grad, dict(self.wfreed), 0)
+
+    def own_globals(self) -> dict:
+        if not self.owned & GLOBALS:
+            self.globals = dict(self.globals)
+            self.owned |= GLOBALS
+        return self.globals
+
+    def own_heap(self) -> dict:
+        if not self.owned & HEAP:
+            self.heap = dict(self.heap)
+            self.owned |= HEAP
+        return self.heap
 
     def become(self, other: "State") -> None:
+        if other is self:
+            return
         self.locals, self.globals, self.heap = other.locals, other.globals, other.heap
         self.freed, self.wfreed, self.grad = other.freed, other.wfreed, other.grad
+        self.owned, other.owned = other.owned, 0
 
     def adopt(self, other: "State") -> None:
         """Take the heap and freed graphs of the state a call or comprehension ended in."""
         self.heap, self.freed, self.wfreed = other.heap, other.freed, other.wfreed
+        self.owned = (self.owned & ~HEAP) | (other.owned & HEAP)
+        other.owned &= ~HEAP
 
     def promote_weak(self) -> None:
         """A loop walked a whole container: what its elements freed weakly is now freed."""
@@ -72,7 +101,7 @@ class State:
         return self.globals.get(name)
 
     def bind(self, name: str, value: Val) -> None:
-        (self.globals if self.locals is None else self.locals)[name] = value
+        (self.own_globals() if self.locals is None else self.locals)[name] = value
 
     def same(self, other: "State") -> bool:
         """Equal as far as graphs go: plain Python values (counters, flags) may differ, since
@@ -99,14 +128,17 @@ def _same_values(a, b) -> bool:
 
 
 def _join_dicts(a: dict, b: dict) -> dict:
-    """A new dict holding the join of both (never one of the arguments).
+    """The join of both: ``a`` itself when ``b`` adds nothing to it, else a new dict.
 
     States meeting at a join mostly hold the very same value objects, so the keys whose values
     differ are found by an identity test that runs entirely in C; only those are joined."""
-    out = dict(a)
     if a is b:
-        return out
-    for k in compress(b, map(is_not, map(a.get, b), b.values())):
+        return a
+    differ = list(compress(b, map(is_not, map(a.get, b), b.values())))
+    if not differ:
+        return a
+    out = dict(a)
+    for k in differ:
         mine = out.get(k)
         out[k] = b[k] if mine is None else join(mine, b[k])
     return out
@@ -124,6 +156,8 @@ def join_states(states) -> Optional[State]:
     for s in states[1:]:
         if locals_ is not None and s.locals is not None:
             locals_ = _join_dicts(locals_, s.locals)
+            if locals_ is first.locals:
+                locals_ = dict(locals_)  # (locals are copied with the state, never shared)
         globals_ = _join_dicts(globals_, s.globals)
         heap = _join_dicts(heap, s.heap)
         if freed is not s.freed:
@@ -133,7 +167,15 @@ def join_states(states) -> Optional[State]:
             wfreed = {seg: fi for seg, fi in wfreed.items() if seg in s.wfreed or seg in s.freed}
         if grad != s.grad:
             grad = None
-    return State(locals_, globals_, heap, dict(freed), grad, dict(wfreed))
+    owned = OWNED
+    for s in states:  # a dict the join kept is now shared with the states it came from
+        if s.globals is globals_:
+            owned &= ~GLOBALS
+            s.owned &= ~GLOBALS
+        if s.heap is heap:
+            owned &= ~HEAP
+            s.owned &= ~HEAP
+    return State(locals_, globals_, heap, dict(freed), grad, dict(wfreed), owned)
 
 
 class Ager:
@@ -175,9 +217,11 @@ class Ager:
         if tv is Tensor:
             return self.tensor(v)
         if tv is Tup:
-            return v.like(self.value(x) for x in v.items)
+            items = [self.value(x) for x in v.items]
+            return v if all(map(is_, items, v.items)) else v.like(items)
         if tv is Iter and v.gen is None:
-            return Iter(self.value(v.elem), None, v.wrap)
+            elem = self.value(v.elem)
+            return v if elem is v.elem else Iter(elem, None, v.wrap)
         return v
 
     def apply(self, st: State) -> State:
@@ -185,10 +229,13 @@ class Ager:
         if self.deepen is not None and any(old in st.freed for old in self.mapping.values()):
             for old in self._kept_apart(st):
                 self.mapping.update(self.deepen(old))
-        for d in (out.globals, out.heap) + (() if out.locals is None else (out.locals,)):
-            for k, v in d.items():
-                if type(v) in (Tensor, Tup, Iter):
-                    d[k] = self.value(v)
+        for d, own in ((out.globals, out.own_globals), (out.heap, out.own_heap), (out.locals, None)):
+            if d is None:
+                continue
+            changed = {k: aged for k, v in d.items() if type(v) in (Tensor, Tup, Iter)
+                       for aged in (self.value(v),) if aged is not v}
+            if changed:
+                (own() if own is not None else d).update(changed)
         groups: dict = {}
         for cur, old in self.mapping.items():
             groups.setdefault(old, []).append(cur)
@@ -227,5 +274,7 @@ def _tensors_held(v: Val):
 
 def forget_items(st: State, box: Box) -> None:
     """The container changed in place: what was known item by item, or key by key, no more."""
-    st.heap.pop((box.oid, "items"), None)
-    st.heap.pop((box.oid, "sealed"), None)
+    if (box.oid, "items") in st.heap or (box.oid, "sealed") in st.heap:
+        heap = st.own_heap()
+        heap.pop((box.oid, "items"), None)
+        heap.pop((box.oid, "sealed"), None)

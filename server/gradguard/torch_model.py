@@ -101,7 +101,7 @@ class TorchModel:
         if qual in api.TENSOR_DATASETS and args and not kwargs:
             rows = Box((node, self.frame.ctx), "list")  # its items: a row of each tensor
             self.allocate(rows.oid, st)
-            st.heap[(rows.oid, "*")] = Tup(self.op(node, [a], False, st) if type(a[0]) is Tensor else UNKNOWN
+            st.own_heap()[(rows.oid, "*")] = Tup(self.op(node, [a], False, st) if type(a[0]) is Tensor else UNKNOWN
                                            for a in args)
             return rows
         if qual in api.NUMPY_CONVERTERS:
@@ -265,7 +265,7 @@ class TorchModel:
                 box = self.frame.elements.get(receiver.id)
                 if box is not None and flag:  # ``for p in params: p.requires_grad_()`` changes the list's elements
                     key = (box.oid, "*")
-                    st.heap[key] = join(st.heap[key], out) if key in st.heap else out
+                    st.own_heap()[key] = join(st.heap[key], out) if key in st.heap else out
                     forget_items(st, box)
             return out
         if name in api.TENSOR_METHODS:
@@ -293,7 +293,7 @@ class TorchModel:
                         self.emit("grad_reset", node, st, roots=value.roots)
             return t
         if name == api.RETAIN_GRAD:  # .grad of this non-leaf will be kept
-            st.heap[("retained", t.segs)] = Const(True)
+            st.own_heap()[("retained", t.segs)] = Const(True)
         if name in api.TENSOR_HOOK_METHODS or name == api.RETAIN_GRAD:
             return NONE
         return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()), None, st)
@@ -340,11 +340,11 @@ class TorchModel:
             added = join(added, t)
         for r in roots:
             key = (r, "absorbed")
-            st.heap[key] = join(st.heap[key], added) if key in st.heap else added
+            st.own_heap()[key] = join(st.heap[key], added) if key in st.heap else added
 
     def new_root(self, node, kind: str, st: State) -> Root:
         """A ``requires_grad`` origin made at ``node`` (see ``freeze`` for its flag)."""
-        st.heap[(node, "frozen_all")] = Const(False)
+        st.own_heap()[(node, "frozen_all")] = Const(False)
         # one per site and calling context, like segments: a loop making one each iteration
         # reaches its fixpoint (a new one each time grew its roots until the passes ran out)
         key = (node, self.frame.ctx, kind)
@@ -361,16 +361,17 @@ class TorchModel:
         so a path that did not freeze makes it unknown at a join; it is trusted only for a root
         that is frozen itself."""
         for root in roots:
-            st.heap[(root, "frozen")] = Const(True)
+            st.own_heap()[(root, "frozen")] = Const(True)
             if every:
-                st.heap[(root.node, "frozen_all")] = Const(True)
+                st.own_heap()[(root.node, "frozen_all")] = Const(True)
 
     def unfreeze(self, roots, st: State) -> None:
         """``requires_grad_(True)`` on parameters frozen before: they add graph again. (The
         site's "all frozen" flag goes: parameters made there may now differ.)"""
         for root in roots:
-            if st.heap.pop((root, "frozen"), None) is not None:
-                st.heap[(root.node, "frozen_all")] = Const(False)
+            if (root, "frozen") in st.heap:
+                del st.own_heap()[(root, "frozen")]
+                st.own_heap()[(root.node, "frozen_all")] = Const(False)
 
     def shaped(self, out: Val, kind, args, kwargs, st: State, rule=shapes.result) -> Val:
         """Give ``out``, a tensor just made by an op, the shape ``kind`` of the shape table says."""
