@@ -111,3 +111,26 @@ def test_an_analysis_leaves_no_cyclic_garbage(tmp_path):
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_a_check_run_stamps_each_file_once_and_then_lets_go(tmp_path, monkeypatch):
+    """``gradguard check`` holds the stamps of the files it reads for its run (the tree does
+    not change under it); the analyses after it (``--fix`` writing files) see changes again."""
+    from gradguard import cli
+
+    resolve.clear_caches()
+    (tmp_path / "main.py").write_text(MAIN)
+    (tmp_path / "mid.py").write_text(MID)
+    (tmp_path / "low.py").write_text(LOW_GRAD)
+    stats = []
+    real_stat = os.stat
+    monkeypatch.setattr(resolve.os, "stat", lambda p, *a, **k: stats.append(os.path.basename(p)) or real_stat(p, *a, **k))
+    assert cli.analyse_file(str(tmp_path / "main.py"))[0] == "ok"
+    first = stats.count("low.py")
+    for _ in range(2):
+        assert cli.analyse_file(str(tmp_path / "main.py"))[0] == "ok"
+    assert first and stats.count("low.py") == first
+    cli.analyse_all([], 1, None, cli._Progress(0, False))
+    time.sleep(0.01)
+    (tmp_path / "low.py").write_text(LOW_NOGRAD)
+    assert _codes(tmp_path) == (["GG104"], ["low.py", "mid.py"])

@@ -70,6 +70,7 @@ def analysis_pass(repos: list[str], findings_out) -> tuple[float, dict, dict]:
     from gradguard.sources import SourceError
 
     total, per, counts = 0.0, {}, {"error": 0, "warning": 0, "info": 0, "unreadable": 0, "internal": 0}
+    resolve.hold_stamps()  # as ``gradguard check`` does: the files do not change during the run
     for repo in repos:
         resolve.clear_caches()  # each repository as one cold ``gradguard check`` run
         reach.clear_outlines()

@@ -23,6 +23,7 @@ from .config import SEVERITIES, Config, load_project_config
 from .discovery import SUFFIXES, discover
 from .findings import Finding
 from .output import FORMATS, Report, display_path, statistics
+from .resolve import hold_stamps
 from .selection import Layer, SelectionError, parse_selectors
 from .sources import MAX_BYTES
 
@@ -37,6 +38,7 @@ def analyse_file(path: str) -> tuple:
     from .analysis import analyze_path
     from .sources import SourceError, parse, read_python
 
+    hold_stamps()  # (released by ``analyse_all`` once the run's analyses are done)
     try:
         if not path.endswith(SUFFIXES):  # named on the command line: it must at least be Python
             parse(read_python(path), path)
@@ -110,6 +112,7 @@ def analyse_all(files: list[str], jobs: int, cache: Optional[Cache], progress: _
     else:
         for path, digest in todo:
             record(path, digest, analyse_file(path))
+        hold_stamps(False)  # ``--fix`` may write files, and analyse them again
     return results
 
 
