@@ -18,7 +18,7 @@ from .rules import report_finding
 from .parents import Parents
 from .engine import Cancelled, Engine  # noqa: F401 - Cancelled is part of this module's API
 from .facts import Facts
-from .reach import Reach, calls_backward, triggered
+from .reach import Reach, calls_backward, identifiers, triggered
 from .findings import Finding, Location
 from .resolve import ROOTS, ModuleInfo, Project, exists, probed, release_retired, remember_tree, tree_of
 from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics
@@ -281,14 +281,16 @@ def _reaching_free(funcs: list) -> set:
     calling a library's ``fit``, is not an entry: what it would find lies in the library, at
     a cost the budget is better spent on.)"""
     texts = {fn: fn.module.source_of(fn.node) for fn in funcs}
-    relevant = {fn for fn, text in texts.items() if calls_backward(text) or triggered(text)}
+    # (a function's text is part of its module's: what the whole text lacks, none of them has)
+    whole = funcs[0].module.text if funcs else ""
+    frees, trigger = calls_backward(whole), triggered(whole)
+    relevant = {fn for fn, text in texts.items() if (frees and calls_backward(text)) or (trigger and triggered(text))}
     words = {}
     for fn, text in texts.items():
         if fn not in relevant:
-            found = _IDENTIFIERS.findall(text)
-            if fn.node.name in found:
-                found.remove(fn.node.name)  # its def line
-            words[fn] = set(found)
+            # its own name is left out: on its def line it names nothing (and a function that
+            # calls itself reaches a backward only if its text does)
+            words[fn] = identifiers(text, _IDENTIFIERS) - {fn.node.name}
     names = {fn.node.name for fn in relevant}
     new = names
     while new and words:

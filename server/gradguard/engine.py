@@ -129,6 +129,7 @@ class Engine(TorchModel, Autograd):
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
         self.flag_vars: dict = {}  # settled flag -> what its tests' branches left different
+        self.written_memo: dict = {}  # (attribute, modules loaded) -> ``_written``
         self.made_roots: dict = {}  # (site, context, kind) -> Root (``new_root``)
         self.costly: dict = {}  # the analysed file's functions abandoned over a budget (``_COSTLY``)
 
@@ -293,7 +294,17 @@ class Engine(TorchModel, Autograd):
         return names
 
     def _written(self, attr: str) -> bool:
-        """Whether some loaded module may assign ``attr`` outside ``__init__``."""
+        """Whether some loaded module may assign ``attr`` outside ``__init__``. (Remembered
+        while the loaded modules stay the same: each test of a flag asked it of every text.)"""
+        key = (attr, len(self.project.modules))
+        known = self.written_memo.get(key)
+        if known is None:
+            known = self._written_in_loaded(attr)
+            if not self.project.loading:  # (a module loading now is not among them yet)
+                self.written_memo[key] = known
+        return known
+
+    def _written_in_loaded(self, attr: str) -> bool:
         for module in [self.main, *self.project.modules.values()]:
             if module is None or (attr not in module.text and "setattr" not in module.text):
                 continue  # a text without the word cannot write it
@@ -598,9 +609,7 @@ class Engine(TorchModel, Autograd):
         defaults = [self.ev(d, st) for d in a.defaults]
         kw_defaults = {arg.arg: self.ev(d, st) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
         module = self.frame.module
-        is_gen = module.generators.get(id(node))
-        if is_gen is None:
-            is_gen = module.generators[id(node)] = _is_generator(node, module.source_of(node))
+        is_gen = module.generators.get(id(node))  # (None: found out when first called)
         closure = dict(st.locals) if st.locals is not None and self.frame.func is not None else None
         fn = Func(node, module, (defaults, kw_defaults), is_gen, grad_mode, closure, grad_site)
         st.bind(node.name, fn)
@@ -1219,6 +1228,11 @@ class Engine(TorchModel, Autograd):
                       frozenset().union(*(t.weak for t in ts)))
 
     def call_func(self, fn: Func, args: list, kwargs: dict, st: State, node, bound=False) -> Val:
+        if fn.is_gen is None:  # most functions defined are never called
+            module = fn.module
+            fn.is_gen = module.generators.get(id(fn.node))
+            if fn.is_gen is None:
+                fn.is_gen = module.generators[id(fn.node)] = _is_generator(fn.node, module.source_of(fn.node))
         if fn.is_gen:
             return Iter(gen=(fn, tuple(args), tuple(kwargs.items()), node, bound))
         return self.invoke(fn, args, kwargs, st, node, bound)

@@ -251,15 +251,16 @@ def _line_matches(pattern: re.Pattern, word: re.Pattern, text: str) -> list:
     return found
 
 
-def identifiers(text: str) -> set:
-    """``set(_IDENT.findall(text))``: the identifier-like words of a text."""
+def identifiers(text: str, pattern: re.Pattern = _IDENT) -> set:
+    """``set(pattern.findall(text))`` for a pattern of identifier-like words (``_IDENT``, or
+    one that also takes non-ASCII letters): the words of a text."""
     words = set(text.translate(_NOT_WORD).split())
     # an ASCII word starting with a letter is whole; others (numbers, ``3d``, non-ASCII
     # letters or symbols inside) are split as the regex would
     odd = [w for w in words if not (w.isascii() and (w[0].isalpha() or w[0] == "_"))]
     for w in odd:
         words.discard(w)
-        words.update(_IDENT.findall(w))
+        words.update(pattern.findall(w))
     return words
 
 

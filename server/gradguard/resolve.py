@@ -125,6 +125,11 @@ class Project:
             _cache_module(path, stamp, module)
         return module
 
+    @property
+    def loading(self) -> bool:
+        """Whether a module's top level is running (it is not in ``modules`` yet)."""
+        return bool(self._loading)
+
     def _record(self, path: str, stamp, size: int, closure: dict) -> None:
         """The module loading now (if any) read ``path`` and what ``path`` read."""
         if self._loading:
