@@ -68,6 +68,8 @@ def finding_from_data(d: dict) -> Finding:
 
 # --- the cache ---------------------------------------------------------------------------------
 
+_UNSEEN = object()
+
 class Cache:
     """Entries for the files of one project, under ``<top>/<version>-<settings>/``
     (``top`` is usually ``<project root>/.gradguard_cache``)."""
@@ -82,10 +84,14 @@ class Cache:
 
     def hash_of(self, path: str) -> Optional[str]:
         """The content hash of a dependency, once per run."""
-        key = os.path.abspath(path)
-        if key not in self._hashes:
-            self._hashes[key] = file_hash(key)
-        return self._hashes[key]
+        known = self._hashes.get(path, _UNSEEN)
+        if known is _UNSEEN:  # (dependencies are absolute paths: most are asked as they were stored)
+            key = os.path.abspath(path)
+            known = self._hashes.get(key, _UNSEEN)
+            if known is _UNSEEN:
+                known = self._hashes[key] = file_hash(key)
+            self._hashes[path] = known
+        return known
 
     def _entry_path(self, path: str) -> str:
         name = content_hash(os.path.abspath(path).encode("utf-8", "surrogateescape"))

@@ -102,27 +102,29 @@ def is_environment(directory: str) -> bool:
     return any(os.path.exists(os.path.join(directory, marker)) for marker in ENV_MARKERS)
 
 
-def regular_file_problem(path: str) -> Optional[str]:
-    """Why ``path`` cannot be read as a source file, or None (``stat`` only: never opens it)."""
+def regular_file_problem(path: str) -> tuple[Optional[str], Optional[tuple]]:
+    """Why ``path`` cannot be read as a source file (None if it can), and which file it is
+    (device, inode): ``stat`` only, it is never opened."""
     try:
-        mode = os.stat(path).st_mode
+        st = os.stat(path)
     except FileNotFoundError:
-        return "no such file or directory"
+        return "no such file or directory", None
     except OSError as exc:
-        return exc.strerror or str(exc)
-    if not stat.S_ISREG(mode):
-        return "not a regular file"
-    return None
+        return exc.strerror or str(exc), None
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file", None
+    return None, (st.st_dev, st.st_ino)
 
 
 def discover(paths: list[str], excluded: Callable[[str], bool], respect_gitignore: bool = True) -> Discovery:
     """The files to analyse under ``paths``; ``excluded(path)`` applies the config's ``exclude``."""
     found = Discovery()
     ignores = _GitIgnores()
-    seen: set[str] = set()
+    seen: set[tuple] = set()
 
-    def add(path: str) -> None:
-        key = os.path.realpath(path)
+    def add(path: str, key: tuple) -> None:
+        # (the same file reached twice, through a symbolic link or named twice, is one file:
+        # its inode says so without resolving each path's links)
         if key not in seen:
             seen.add(key)
             found.files.append(path)
@@ -146,12 +148,13 @@ def discover(paths: list[str], excluded: Callable[[str], bool], respect_gitignor
                     full = os.path.join(here, name)
                     if excluded(full) or (respect_gitignore and ignores.ignored(full, False, top)):
                         continue
-                    if regular_file_problem(full) is None:  # a FIFO or device is never opened
-                        add(os.path.join(dirpath, name))
+                    problem, key = regular_file_problem(full)
+                    if problem is None:  # a FIFO or device is never opened
+                        add(os.path.join(dirpath, name), key)
         else:
-            problem = regular_file_problem(path)
+            problem, key = regular_file_problem(path)
             if problem is None:
-                add(path)
+                add(path, key)
             else:
                 found.problems.append((path, problem))
     return found
