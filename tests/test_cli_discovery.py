@@ -135,3 +135,13 @@ def test_progress_only_on_a_terminal(tmp_path):
     text = err.decode()
     assert "files analysed" in text and "\r" in text and "2/2" in text, text
     assert proc.returncode == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links on this platform")
+def test_a_file_reached_twice_is_analysed_once(tmp_path):
+    """Named twice, or reached again through a linked folder: one file, one finding."""
+    write(tmp_path / "pkg/main.py")
+    os.symlink(tmp_path / "pkg", tmp_path / "alias")
+    proc = run_check("-q", "pkg", "pkg/main.py", "alias/main.py", cwd=tmp_path)
+    assert findings(proc.stdout) == [("main.py", BUGGY_LINE, "GG101")], proc.stdout
+    assert shown(run_check("--show-files", "pkg", "alias/main.py", cwd=tmp_path)) == [os.path.join("pkg", "main.py")]
