@@ -119,6 +119,26 @@ def test_corrupt_entries_are_misses(project, analysed):
     assert len(analysed) == 4
 
 
+def test_entries_of_the_wrong_shape_are_misses(project, analysed, capsys):
+    """Valid JSON, damaged entries (a hand edit, a tool rewriting the file): analysed again."""
+    check(project)
+    [saved] = [os.path.join(root, name) for root, _, files in os.walk(project / DIRNAME)
+               for name in files if name.endswith(".json")]
+    with open(saved, encoding="utf-8") as fh:
+        entries = json.load(fh)
+    assert len(entries) == 4  # one file for the project's entries
+    damage = {"bug.py": {"findings": [{"code": 1}]}, "helper.py": {"deps": ["x"]}, "main.py": {"findings": None}}
+    for path, entry in entries.items():
+        entry.update(damage.get(os.path.basename(path), {}))
+    with open(saved, "w", encoding="utf-8") as fh:
+        json.dump(entries, fh)
+    analysed.clear()
+    capsys.readouterr()
+    assert check(project) == 1
+    assert sorted(analysed) == ["bug.py", "helper.py", "main.py"]  # ok.py's entry was left whole
+    assert {name for name, _, _ in findings(capsys.readouterr().out)} == {"bug.py", "main.py"}
+
+
 def test_fix_refreshes_the_cache(project, analysed):
     check(project, "--fix")
     analysed.clear()

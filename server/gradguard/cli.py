@@ -79,12 +79,15 @@ def analyse_all(files: list[str], jobs: int, cache: Optional[Cache], progress: _
         # an over-size file is not hashed whole: the analysis refuses it with a message
         digest = file_hash(path, MAX_BYTES) if cache is not None else None
         entry = cache.lookup(path, digest) if digest is not None else None
+        try:
+            if entry is not None and "error" in entry:
+                results[path] = ("error", str(entry["error"]))
+            elif entry is not None:
+                results[path] = ("ok", [finding_from_data(d) for d in entry["findings"]], tuple(entry["deps"]))
+        except (KeyError, TypeError, ValueError):  # an entry damaged by hand: analysed again
+            entry, cache.hits, cache.misses = None, cache.hits - 1, cache.misses + 1
         if entry is None:
             todo.append((path, digest))
-        elif "error" in entry:
-            results[path] = ("error", entry["error"])
-        else:
-            results[path] = ("ok", [finding_from_data(d) for d in entry["findings"]], tuple(entry["deps"]))
     done = len(results)
     progress.update(done)
 
@@ -180,10 +183,14 @@ def check(args) -> int:
     progress = _Progress(len(found.files), not args.quiet)
     results = analyse_all(found.files, jobs, cache, progress)
     progress.close()
+    if cache is not None:
+        cache.save()
 
     fixed_count, diffs = 0, []
     if args.fix or args.diff:
         fixed_count, diffs = _apply_fixes(found.files, results, config, args, cache)
+        if cache is not None:
+            cache.save()
 
     findings, seen = [], set()
     for path in found.files:
