@@ -178,6 +178,9 @@ def join_states(states) -> Optional[State]:
     return State(locals_, globals_, heap, dict(freed), grad, dict(wfreed), owned)
 
 
+_AGED = frozenset((Tensor, Tup, Iter))  # the values that may hold segments
+
+
 class Ager:
     """Turns the current segments built during one loop iteration into old ones. The old
     segment stands for every earlier run of its op, freed only if each of them is; where a
@@ -189,11 +192,13 @@ class Ager:
         self.mapping = mapping  # Seg -> the old Seg it becomes
         self.deepen = deepen
         self.live: set = set()  # segments some value still depends on
+        self.track = True  # whether ``live`` is needed (only where something is freed)
 
     def tensor(self, t: Tensor) -> Tensor:
         m = self.mapping
-        self.live.update(t.segs)
-        if not any(s in m for s in t.segs):
+        if self.track:
+            self.live.update(t.segs)
+        if m.keys().isdisjoint(t.segs):
             return t
         via = {m.get(s, s): n for s, n in t.via.items()}
         return Tensor(t.grad, t.leaf, frozenset(m.get(s, s) for s in t.segs), t.roots, via,
@@ -229,10 +234,11 @@ class Ager:
         if self.deepen is not None and any(old in st.freed for old in self.mapping.values()):
             for old in self._kept_apart(st):
                 self.mapping.update(self.deepen(old))
+        self.track = bool(out.freed or out.wfreed)
         for d, own in ((out.globals, out.own_globals), (out.heap, out.own_heap), (out.locals, None)):
             if d is None:
                 continue
-            changed = {k: aged for k, v in d.items() if type(v) in (Tensor, Tup, Iter)
+            changed = {k: aged for k, v in d.items() if type(v) in _AGED
                        for aged in (self.value(v),) if aged is not v}
             if changed:
                 (own() if own is not None else d).update(changed)
