@@ -212,9 +212,9 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     path = os.path.abspath(path) if not path.startswith("<") else path
     project = Project(root or (project_root(path) if not path.startswith("<") else os.getcwd()), overlay)
     reach = Reach(project, path, text)
-    if not facts and not reach.runs(path) and not triggered(text):
-        # no backward can run from here: nothing to report and no hover asked for, so the
-        # file is only scanned, not even parsed
+    if not facts and not reach.runs(path) and not (triggered(text) and reach.may_hold_tensors(path)):
+        # no backward can run from here, nor can another rule's finding be here: nothing to
+        # report and no hover asked for, so the file is only scanned, not even parsed
         return Analysis(path, [], None, None, None, project.dependencies(path))
     if tree is None:
         tree = tree_of(path, text)

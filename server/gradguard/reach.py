@@ -405,6 +405,19 @@ class Reach:
         return out is not None and (out.frees or self._follows(out, out.executed())
                                     or any(self._star_module(out, base, level) for base, level in out.stars))
 
+    def may_hold_tensors(self, path: str) -> bool:
+        """Whether this module's code can see a tensor at all: it names torch, or imports one of
+        the project's modules (which may hand it one). A trigger's finding (a tensor that requires
+        grad turned into NumPy, added up, made a leaf) needs one; a module of plain NumPy or data
+        code that matches a trigger by its words is left alone. (What a third-party library
+        returns is unknown to the analysis either way.)"""
+        out = self.outline(path)
+        if out is None or "torch" in out.text:
+            return out is not None
+        return any(self._find(base, level, path) for base, level, _ in out.imports.values()) \
+            or any(self._find(dotted, 0, path) for dotted, _ in out.modules.values()) \
+            or any(self._find(base, level, path) for base, level in out.stars)
+
     def _module(self, path: str) -> bool:
         out = self.outline(path)
         # the names it defines itself need no following: their text is part of the whole
