@@ -15,9 +15,13 @@ from gradguard.invariants import settled_names, written_attributes
 
 
 def _settled(code: str) -> list:
-    tree = ast.parse(textwrap.dedent(code))
+    """Walked as the engine does (only the statements on lines of the text holding a walrus
+    are looked into), which must agree with looking into every statement."""
+    code = textwrap.dedent(code)
+    tree = ast.parse(code)
     scope = tree.body[0] if isinstance(tree.body[0], ast.FunctionDef) else tree
-    return sorted(settled_names(scope))
+    assert settled_names(scope, code) == settled_names(scope)
+    return sorted(settled_names(scope, code))
 
 
 @pytest.mark.parametrize("code, expected", [
@@ -32,6 +36,8 @@ def _settled(code: str) -> list:
     ("try:\n    pass\nexcept E as err:\n    pass\n", ["err"]),
     ("with open(p) as fh:\n    pass\n", ["fh"]),
     ("x = 1\ndel x\n", []),
+    ("def f():\n    k = 0\n    if c:\n        while (\n            k\n            := g()):\n            pass\n", []),
+    ("match p:\n    case [a, *rest]:\n        b = 1\n", ["a", "b", "rest"]),
 ])
 def test_names_bound_once_outside_loops(code, expected):
     assert _settled(code) == expected
@@ -45,9 +51,16 @@ def test_names_bound_once_outside_loops(code, expected):
     ("setattr(a, name, 1)\n", ["*"]),
     ("del a.cache\n", ["cache"]),
     ("class A:\n    def __init__(self):\n        def later():\n            self.k = 1\n", []),
+    ("class A:\n    def f(self):\n        if x:\n            for k in ks:\n                f(\n                    setattr(\n"
+     "                        self, 'mode', 1))\n", ["mode"]),
+    ("def clear(o, name):\n    delattr(o, name)\n", ["*"]),
 ])
 def test_attributes_written_outside_init(code, expected):
-    assert sorted(written_attributes(ast.parse(code))) == expected
+    """Walked as the engine does (the expressions of statements on lines naming setattr or
+    delattr), which must agree with looking into every statement's."""
+    tree = ast.parse(code)
+    assert written_attributes(tree, code) == written_attributes(tree)
+    assert sorted(written_attributes(tree, code)) == expected
 
 
 _TUNED = """\

@@ -285,19 +285,23 @@ def _reaching_free(funcs: list) -> set:
     whole = funcs[0].module.text if funcs else ""
     frees, trigger = calls_backward(whole), triggered(whole)
     relevant = {fn for fn, text in texts.items() if (frees and calls_backward(text)) or (trigger and triggered(text))}
-    words = {}
-    for fn, text in texts.items():
-        if fn not in relevant:
-            # its own name is left out: on its def line it names nothing (and a function that
-            # calls itself reaches a backward only if its text does)
-            words[fn] = identifiers(text, _IDENTIFIERS) - {fn.node.name}
+    pending = [fn for fn in texts if fn not in relevant]
+    words = {}  # a function's identifiers, read once some new name occurs in its text
     names = {fn.node.name for fn in relevant}
     new = names
-    while new and words:
-        reached = [fn for fn, used in words.items() if not used.isdisjoint(new)]
-        for fn in reached:
-            del words[fn]
+    while new and pending:
+        reached = []
+        for fn in pending:
+            text = texts[fn]
+            if any(name in text for name in new):
+                if fn not in words:
+                    # its own name is left out: on its def line it names nothing (and a
+                    # function that calls itself reaches a backward only if its text does)
+                    words[fn] = identifiers(text, _IDENTIFIERS) - {fn.node.name}
+                if not words[fn].isdisjoint(new):
+                    reached.append(fn)
         relevant.update(reached)
+        pending = [fn for fn in pending if fn not in relevant]
         new = {fn.node.name for fn in reached} - names
         names |= new
     return relevant

@@ -132,6 +132,7 @@ class Engine(TorchModel, Autograd):
         self.written_memo: dict = {}  # (attribute, modules loaded) -> ``_written``
         self.made_roots: dict = {}  # (site, context, kind) -> Root (``new_root``)
         self.costly: dict = {}  # the analysed file's functions abandoned over a budget (``_COSTLY``)
+        self.plain_calls: dict = {}  # the analysed file's calls remembered (``_PLAIN_CALLS``)
 
     # ----------------------------------------------------------------- modules
     def run_module(self, module, globals_: dict, budget: Optional[int] = None) -> Optional[State]:
@@ -305,16 +306,7 @@ class Engine(TorchModel, Autograd):
         return known
 
     def _written_in_loaded(self, attr: str) -> bool:
-        for module in [self.main, *self.project.modules.values()]:
-            if module is None or (attr not in module.text and "setattr" not in module.text):
-                continue  # a text without the word cannot write it
-            if module.written is None:
-                if module.tree is None:
-                    return True
-                module.written = written_attributes(module.tree, module.text)
-            if attr in module.written or "*" in module.written:
-                return True
-        return False
+        return any(module is not None and _may_write(module, attr) for module in [self.main, *self.project.modules.values()])
 
     def assume(self, key, st: State, positive: bool) -> None:
         """Give what the last test of this flag left different in its branches the value of the
@@ -1256,9 +1248,10 @@ class Engine(TorchModel, Autograd):
             # did would be dropped (a third of all steps went to such calls)
             self.truncated.append((fn.node, fn.module.path))
             return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
-        key = _memo_key(fn, args, kwargs, st.grad) if kept and not (generator or unknown_rest) else None
+        key = _memo_key(fn, args, kwargs, st.grad) if not (generator or unknown_rest) else None
+        memo = _PLAIN_CALLS if kept else self.plain_calls
         if key is not None:
-            hit = _PLAIN_CALLS.get(key)
+            hit = memo.get(key)
             if hit is not None:
                 return hit
             before = (dict(st.heap), dict(st.freed), dict(st.wfreed), len(self.segs), len(self.reports),
@@ -1314,7 +1307,7 @@ class Engine(TorchModel, Autograd):
         value = value if value is not None else NONE
         if key is not None and _plain(value) and before == (end.heap, end.freed, end.wfreed, len(self.segs),
                                                              len(self.reports), len(self.trained)):
-            _remember(key, value)
+            _remember(memo, key, value)
         return value
 
     def named_tuple(self, names: tuple, args, kwargs, defaults=None) -> Tup:
@@ -1594,6 +1587,22 @@ _PLAIN_CALLS: dict = {}
 MAX_PLAIN_CALLS = 50_000
 
 
+def _may_write(module, attr: str) -> bool:
+    """Whether the module may assign ``attr`` outside ``__init__`` (remembered with it)."""
+    known = module.writes.get(attr)
+    if known is None:
+        if attr not in module.text and "setattr" not in module.text and "delattr" not in module.text:
+            known = False  # a text without the word cannot write it
+        elif module.written is None and module.tree is None:
+            return True  # released: its tree is gone
+        else:
+            if module.written is None:
+                module.written = written_attributes(module.tree, module.text)
+            known = attr in module.written or "*" in module.written
+        module.writes[attr] = known
+    return known
+
+
 def _plain(v: Val) -> bool:
     t = type(v)
     return t in _PLAIN or (t is Tup and all(_plain(x) for x in v.items))
@@ -1609,10 +1618,10 @@ def _first(item):
     return item[0]
 
 
-def _remember(key, value) -> None:
-    if len(_PLAIN_CALLS) >= MAX_PLAIN_CALLS:
-        _PLAIN_CALLS.clear()
-    _PLAIN_CALLS[key] = value
+def _remember(memo: dict, key, value) -> None:
+    if len(memo) >= MAX_PLAIN_CALLS:
+        memo.clear()
+    memo[key] = value
 
 
 # Functions abandoned over a budget: the largest budget each ran out of. A call with no more

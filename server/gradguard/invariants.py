@@ -15,18 +15,21 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
+from typing import Optional
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-def written_attributes(tree: ast.AST, text: str = "setattr delattr :=") -> frozenset:
+def written_attributes(tree: ast.AST, text: Optional[str] = None) -> frozenset:
     """The attribute names a module may assign (or delete) outside ``__init__`` methods;
     ``"*"`` among them when it calls ``setattr`` or ``delattr`` with a name not written out.
-    Statements are walked; the expressions in them only if ``text`` (the module's source)
-    calls ``setattr`` or ``delattr``."""
+    Statements are walked; the expressions in them only where a line of ``text`` (the
+    module's source; None: any line) names ``setattr`` or ``delattr``."""
     out = set()
-    calls = "setattr" in text or "delattr" in text
+    lines = _lines_with(("setattr", "delattr"), text)
+    calls = lines is None or bool(lines)
     stack = [(node, False) for node in tree.body]
     while stack:
         node, in_init = stack.pop()
@@ -41,7 +44,7 @@ def written_attributes(tree: ast.AST, text: str = "setattr delattr :=") -> froze
         if not in_init:
             for target in targets:
                 _attributes(target, out)
-            if calls and t not in _SCOPES:
+            if calls and t not in _SCOPES and _spans(node, lines):
                 for sub in _own_expressions(node):
                     if type(sub) is ast.Call and type(sub.func) is ast.Name and sub.func.id in ("setattr", "delattr"):
                         name = sub.args[1] if len(sub.args) > 1 else None
@@ -67,16 +70,17 @@ def _attributes(target, out: set) -> None:
         _attributes(target.value, out)
 
 
-def settled_names(scope: ast.AST, text: str = "global nonlocal := match") -> frozenset:
+def settled_names(scope: ast.AST, text: Optional[str] = None) -> frozenset:
     """The names a function (or module) binds exactly once, outside any loop, and that no
     function inside it declares ``nonlocal`` or ``global``. Statements are walked, not the
-    expressions in them, unless ``text`` (the module's source) holds a walrus or a ``match``;
-    inner functions are looked into only if it holds ``global`` or ``nonlocal``."""
+    expressions in them, but for ``match`` statements and those on a line of ``text`` (the
+    module's source; None: any line) holding a walrus; inner functions are looked into only if
+    it holds ``global`` or ``nonlocal``."""
     binds: dict = {}
     looped: set = set()
     rebound: set = set()
-    nested = "global" in text or "nonlocal" in text
-    walrus = ":=" in text or _MATCH.search(text) is not None
+    nested = text is None or "global" in text or "nonlocal" in text
+    walrus = _lines_with((":=",), text)
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         a = scope.args
         for arg in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]:
@@ -86,7 +90,7 @@ def settled_names(scope: ast.AST, text: str = "global nonlocal := match") -> fro
     while stack:
         node, in_loop = stack.pop()
         t = type(node)
-        if walrus and t not in _SCOPES:
+        if t is ast.Match or (walrus is None or walrus) and t not in _SCOPES and _spans(node, walrus):
             for sub in _own_expressions(node):
                 if type(sub) is ast.NamedExpr and type(sub.target) is ast.Name:
                     _bind(binds, looped, sub.target.id, True)  # in a comprehension: once per element
@@ -133,7 +137,27 @@ def settled_names(scope: ast.AST, text: str = "global nonlocal := match") -> fro
     return frozenset(n for n, count in binds.items() if count == 1 and n not in looped and n not in rebound)
 
 
-_MATCH = re.compile(r"^[ \t]*match[ \t]", re.M)
+def _lines_with(words: tuple, text: Optional[str]) -> Optional[list]:
+    """The numbers of the lines of ``text`` holding one of ``words``, in order (None: any)."""
+    if text is None:
+        return None
+    found = set()
+    for word in words:
+        line, done, at = 1, 0, text.find(word)
+        while at >= 0:
+            line += text.count("\n", done, at)
+            done = at
+            found.add(line)
+            at = text.find(word, at + 1)
+    return sorted(found)
+
+
+def _spans(node, lines: Optional[list]) -> bool:
+    """Whether the statement's lines hold one of ``lines`` (all do when that is None)."""
+    if lines is None:
+        return True
+    i = bisect_left(lines, node.lineno)
+    return i < len(lines) and lines[i] <= node.end_lineno
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 

@@ -29,6 +29,7 @@ class ModuleInfo:
         self.closure: dict = {}
         # ``invariants``: the attributes it assigns outside __init__, the names each scope binds once
         self.written: Optional[frozenset] = None
+        self.writes: dict = {}  # attribute -> whether ``written`` has it (or ``"*"``)
         self.settled: dict = {}
 
     def release(self, *namespaces: dict) -> None:
@@ -51,7 +52,7 @@ class ModuleInfo:
     def source_of(self, node) -> str:
         """The raw text of the lines a node spans (cheap: no re-parse, no walk)."""
         if self._line_starts is None:
-            self._line_starts = [0, *accumulate(len(line) + 1 for line in self.text.split("\n"))]
+            self._line_starts = list(accumulate(map((1).__add__, map(len, self.text.split("\n"))), initial=0))
         starts = self._line_starts
         end = min(node.end_lineno, len(starts) - 1)
         return self.text[starts[node.lineno - 1]:starts[end]]
