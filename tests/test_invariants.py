@@ -38,6 +38,8 @@ def _settled(code: str) -> list:
     ("x = 1\ndel x\n", []),
     ("def f():\n    k = 0\n    if c:\n        while (\n            k\n            := g()):\n            pass\n", []),
     ("match p:\n    case [a, *rest]:\n        b = 1\n", ["a", "b", "rest"]),
+    ("K = 1\nclass C:\n    def f(self):\n        if x:\n            def g():\n                global K\n"
+     "                K = 2\n", ["C"]),
 ])
 def test_names_bound_once_outside_loops(code, expected):
     assert _settled(code) == expected

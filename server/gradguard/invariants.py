@@ -74,12 +74,12 @@ def settled_names(scope: ast.AST, text: Optional[str] = None) -> frozenset:
     """The names a function (or module) binds exactly once, outside any loop, and that no
     function inside it declares ``nonlocal`` or ``global``. Statements are walked, not the
     expressions in them, but for ``match`` statements and those on a line of ``text`` (the
-    module's source; None: any line) holding a walrus; inner functions are looked into only if
-    it holds ``global`` or ``nonlocal``."""
+    module's source; None: any line) holding a walrus; inner functions only if one of their
+    lines holds ``global`` or ``nonlocal``."""
     binds: dict = {}
     looped: set = set()
     rebound: set = set()
-    nested = text is None or "global" in text or "nonlocal" in text
+    nested = _lines_with(("global", "nonlocal"), text)
     walrus = _lines_with((":=",), text)
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         a = scope.args
@@ -102,7 +102,7 @@ def settled_names(scope: ast.AST, text: Optional[str] = None) -> frozenset:
             rebound.update(node.names)
         elif t in _SCOPES:
             _bind(binds, looped, node.name, in_loop)
-            if nested:  # an inner scope binds its own names, but may rebind ours
+            if (nested is None or nested) and _spans(node, nested):  # it binds its own names, but may rebind ours
                 rebound.update(n for sub in ast.walk(node) if type(sub) in (ast.Global, ast.Nonlocal)
                                for n in sub.names)
             continue

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections import OrderedDict
+from itertools import filterfalse
 from typing import Optional
 
 from .resolve import file_stamp
@@ -257,7 +258,10 @@ def identifiers(text: str, pattern: re.Pattern = _IDENT) -> set:
     words = set(text.translate(_NOT_WORD).split())
     # an ASCII word starting with a letter is whole; others (numbers, ``3d``, non-ASCII
     # letters or symbols inside) are split as the regex would
-    odd = [w for w in words if not (w.isascii() and (w[0].isalpha() or w[0] == "_"))]
+    if text.isascii():  # (the words are of letters, digits and ``_``: tested in C)
+        odd = list(filterfalse(str.isidentifier, words))
+    else:
+        odd = [w for w in words if not (w.isascii() and (w[0].isalpha() or w[0] == "_"))]
     for w in odd:
         words.discard(w)
         words.update(pattern.findall(w))
