@@ -14,7 +14,6 @@ them, never from their values:
 from __future__ import annotations
 
 import ast
-import re
 from bisect import bisect_left
 from typing import Optional
 
