@@ -233,37 +233,6 @@ def test_a_call_that_ran_out_of_a_budget_is_not_tried_again_with_no_more(monkeyp
     assert sum(entered) == 2
 
 
-def test_the_analysed_files_plain_calls_are_interpreted_once(monkeypatch):
-    """A call of the file's own function with the same plain arguments that built no graph,
-    changed no heap and reported nothing is remembered for the analysis (``config(2)`` in
-    both passes of the loop); one that builds a graph (``step``) is interpreted each time."""
-    entered = []
-    real_block = engine_module.Engine.block
-
-    def block(self, stmts, st):
-        if self.frame.func is not None and stmts is self.frame.func.node.body:
-            entered.append(self.frame.func.node.name)
-        return real_block(self, stmts, st)
-
-    monkeypatch.setattr(engine_module.Engine, "block", block)
-    result = analyze_source(textwrap.dedent("""\
-        import torch
-        w = torch.ones(3, requires_grad=True)
-
-        def config(n):
-            return n * 2
-
-        def step(x):
-            return (x * w).sum()
-
-        for i in range(10):
-            k = config(2)
-            step(torch.ones(3)).backward()
-    """), "<memo>")
-    assert result.findings == []
-    assert entered.count("config") == 1 and entered.count("step") >= 2
-
-
 def test_the_file_budget_bounds_the_whole_analysis(monkeypatch):
     """Past the file's budget the statement running is abandoned with its reports."""
     monkeypatch.setattr(engine_module, "FILE_BUDGET", 12)

@@ -132,7 +132,6 @@ class Engine(TorchModel, Autograd):
         self.written_memo: dict = {}  # (attribute, modules loaded) -> ``_written``
         self.made_roots: dict = {}  # (site, context, kind) -> Root (``new_root``)
         self.costly: dict = {}  # the analysed file's functions abandoned over a budget (``_COSTLY``)
-        self.plain_calls: dict = {}  # the analysed file's calls remembered (``_PLAIN_CALLS``)
 
     # ----------------------------------------------------------------- modules
     def run_module(self, module, globals_: dict, budget: Optional[int] = None) -> Optional[State]:
@@ -1248,10 +1247,9 @@ class Engine(TorchModel, Autograd):
             # did would be dropped (a third of all steps went to such calls)
             self.truncated.append((fn.node, fn.module.path))
             return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
-        key = _memo_key(fn, args, kwargs, st.grad) if not (generator or unknown_rest) else None
-        memo = _PLAIN_CALLS if kept else self.plain_calls
+        key = _memo_key(fn, args, kwargs, st.grad) if kept and not (generator or unknown_rest) else None
         if key is not None:
-            hit = memo.get(key)
+            hit = _PLAIN_CALLS.get(key)
             if hit is not None:
                 return hit
             before = (dict(st.heap), dict(st.freed), dict(st.wfreed), len(self.segs), len(self.reports),
@@ -1307,7 +1305,7 @@ class Engine(TorchModel, Autograd):
         value = value if value is not None else NONE
         if key is not None and _plain(value) and before == (end.heap, end.freed, end.wfreed, len(self.segs),
                                                              len(self.reports), len(self.trained)):
-            _remember(memo, key, value)
+            _remember(key, value)
         return value
 
     def named_tuple(self, names: tuple, args, kwargs, defaults=None) -> Tup:
@@ -1618,10 +1616,10 @@ def _first(item):
     return item[0]
 
 
-def _remember(memo: dict, key, value) -> None:
-    if len(memo) >= MAX_PLAIN_CALLS:
-        memo.clear()
-    memo[key] = value
+def _remember(key, value) -> None:
+    if len(_PLAIN_CALLS) >= MAX_PLAIN_CALLS:
+        _PLAIN_CALLS.clear()
+    _PLAIN_CALLS[key] = value
 
 
 # Functions abandoned over a budget: the largest budget each ran out of. A call with no more
