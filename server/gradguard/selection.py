@@ -92,8 +92,10 @@ def enabled_codes(layers: Iterable[Layer], codes: Iterable[str] | None = None) -
                 if _matches(selector, code):
                     key = (_specificity(selector), ignoring)
                     best = key if best is None or key > best else best
-            if best is not None:
-                (result.discard if best[1] else result.add)(code)
+            if best is not None and best[1]:
+                result.discard(code)
+            elif best is not None:
+                result.add(code)
         enabled = result
     return frozenset(enabled)
 
