@@ -1,6 +1,6 @@
 """``gradguard check`` cold vs warm cache, and --jobs 1 vs all cores, as users run it.
 
-    python bench/cli_cache.py [PATH ...]      (default: the real-code corpus, bench/real/.corpus)
+    python bench/cli_cache.py [--build wheel|source] [PATH ...]   (default: the real-code corpus, bench/real/.corpus)
 
 Each run is a child process; its CPU time (user + system, workers included) and wall time are
 printed. "cold" starts from an empty cache folder, "warm" re-checks the unchanged tree with it.
@@ -9,32 +9,39 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
+import build_under_test
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(REPO, "bench", "real", ".corpus")
 
 
-def run(args: list[str]) -> tuple[float, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def run(args: list[str], site: str) -> tuple[float, float, int]:
+    """``gradguard check`` imported from ``site`` (``build_under_test.folder``): CPU-s (user +
+    system, its workers included), wall s, and peak RSS in MB of its largest process (from
+    ``wait4``: the wheel build, also a child of the benchmark, is not counted)."""
     start = time.monotonic()
-    subprocess.run([sys.executable, "-m", "gradguard", "check", "-q", "--exit-zero", *args],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env={**os.environ, "PYTHONPATH": os.path.join(REPO, "server")}, check=False)
-    wall = time.monotonic() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+    proc = subprocess.Popen([sys.executable, "-m", "gradguard", "check", "-q", "--exit-zero", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "PYTHONPATH": site})
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime, time.monotonic() - start, usage.ru_maxrss // 1024
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="*", default=[CORPUS])
+    parser.add_argument("--build", choices=build_under_test.BUILDS, default="wheel",
+                        help="measure the wheel users install (default) or the working tree's sources")
     args = parser.parse_args()
+    site = build_under_test.folder(args.build)
+    print(build_under_test.describe(site))
     lines = files = 0
     for path in args.paths:
         for d, _, names in os.walk(path):
@@ -49,8 +56,8 @@ def main() -> int:
         cache = tempfile.mkdtemp(prefix="gradguard-cache-")
         try:
             flags = ["--jobs", str(jobs), "--cache-dir", cache, *args.paths]
-            cold_cpu, cold_wall = run(flags)
-            warm_cpu, warm_wall = run(flags)
+            cold_cpu, cold_wall, _ = run(flags, site)
+            warm_cpu, warm_wall, _ = run(flags, site)
         finally:
             shutil.rmtree(cache, ignore_errors=True)
         print(f"--jobs {jobs}: cold {cold_cpu:7.2f} CPU-s {cold_wall:7.2f} s wall | warm {warm_cpu:6.2f} CPU-s "

@@ -40,7 +40,7 @@ def run(cmd, **kw) -> subprocess.CompletedProcess:
 
 def source_tree(dest: Path) -> Path:
     """The files a distribution is built from, copied from the working tree (committed or not)."""
-    for name in ("pyproject.toml", "README.md", "LICENSE", ".pre-commit-hooks.yaml"):
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE", ".pre-commit-hooks.yaml"):
         shutil.copy(REPO / name, dest / name)
     shutil.copytree(REPO / "server", dest / "server", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     return dest
@@ -68,6 +68,33 @@ def test_wheel_and_sdist_pass_twine_check(dists):
     with tarfile.open(dists[".tar.gz"]) as sdist:
         members = sdist.getnames()
     assert any(m.endswith("/LICENSE") for m in members) and any(m.endswith("/server/gradguard/cli.py") for m in members)
+    assert any(m.endswith("/setup.py") for m in members), members
+
+
+def test_the_wheel_is_compiled_and_carries_no_c_sources(dists):
+    """setup.py compiles the engine (Cython, from the sdist's .py files): the wheel is tagged for
+    this platform and CPython, and neither distribution carries the generated C."""
+    tag = dists[".whl"].name.split("-", 2)[2]
+    assert not tag.startswith("py3-none-any"), dists[".whl"].name
+    names = zipfile.ZipFile(dists[".whl"]).namelist()
+    assert [n for n in names if re.fullmatch(r"gradguard/engine\.[^/]+\.(so|pyd)", n)], names
+    assert [n for n in names if re.fullmatch(r"gradguard/rules/gg101\.[^/]+\.(so|pyd)", n)], names
+    assert not [n for n in names if re.match(r"gradguard/lsp/.*\.(so|pyd)$", n)]  # the server stays Python
+    with tarfile.open(dists[".tar.gz"]) as sdist:
+        members = sdist.getnames()
+    assert not [n for n in names + members if n.endswith(".c")]
+    assert not [n for n in members if n.endswith((".so", ".pyd"))]
+
+
+def test_gradguard_pure_python_builds_a_pure_wheel(tmp_path):
+    """GRADGUARD_PURE_PYTHON=1 (as for platforms without a C compiler) gives the py3-none-any wheel."""
+    src = source_tree(tmp_path)
+    env = dict(os.environ, GRADGUARD_PURE_PYTHON="1")
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "out"), str(src)], env=env)
+    wheel, = (tmp_path / "out").glob("*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "gradguard/engine.py" in names and not [n for n in names if n.endswith((".so", ".pyd", ".c"))]
 
 
 def test_pipx_install_checks_a_project(dists, tmp_path):

@@ -481,6 +481,14 @@ DEEP_CASES = {
     "elif_chain_1500": "if a == 0:\n    pass\n" + "".join(f"elif a == {i}:\n    pass\n" for i in range(1, 1500)),
     "lambda_nest_150": "f = " + "lambda: " * 150 + "0\n",
     "subscript_chain_2000": "y = x" + "[0]" * 2000 + "\n",
+    # one expression 2,500 deep, each kind: Python 3.11 parses up to about 3,000
+    "unary_2500": "import torch\na = torch.ones(2, requires_grad=True)\nb = (" + "-\n" * 2500 + "a * 2)"
+                  "\nb.sum().backward()\nb.sum().backward()\n",
+    "ternary_2500": "import torch\na = torch.ones(2, requires_grad=True)\nb = ("
+                    + "".join(f"a * {i} if a.sum() > {i} else\n" for i in range(2500)) + "a * 2)"
+                    "\nb.sum().backward()\nb.sum().backward()\n",
+    "attribute_chain_2500": "import torch\na = torch.ones(2, requires_grad=True)\nb = (a * 2" + "\n.T" * 2500 + ")"
+                            "\nb.sum().backward()\nb.sum().backward()\n",
 }
 
 _DEEP_DRIVER = r"""
@@ -498,13 +506,22 @@ else:
 """
 
 
+def _small_stack() -> None:
+    """1 MB of C stack, as a Windows thread has: the compiled build's recursion is bounded by
+    counting (``engine.MAX_NESTING``), not by Python's recursion limit, and must fit."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_STACK, (1 << 20, resource.getrlimit(resource.RLIMIT_STACK)[1]))
+
+
 @pytest.mark.parametrize("case", sorted(DEEP_CASES))
 def test_deep_nesting_is_analysed_or_refused_cleanly(case, tmp_path):
     """Run in a child process so that a crash (even a C stack overflow) fails only this case."""
     src = tmp_path / f"{case}.py"
     src.write_text(DEEP_CASES[case], encoding="utf-8")
     proc = subprocess.run([sys.executable, "-c", _DEEP_DRIVER, str(SERVER), str(src), src.name],
-                          capture_output=True, text=True, timeout=TIMEOUT, env=_env())
+                          capture_output=True, text=True, timeout=TIMEOUT, env=_env(),
+                          preexec_fn=_small_stack if os.name == "posix" else None)
     assert proc.returncode == 0, f"crashed (rc {proc.returncode}):\n{proc.stderr[-3000:]}"
     assert "RecursionError" not in proc.stderr, proc.stderr[-3000:]
     outcome = json.loads(proc.stdout.strip().splitlines()[-1])

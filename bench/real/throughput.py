@@ -1,8 +1,12 @@
 """Engine speed on real code: ``gradguard check`` next to bare ``ast.parse`` on the same files.
 
-    python bench/real/throughput.py [--corpus DIR] [--repos a,b] [--repeat N] [--no-cli] [--slowest N] [--profile F]
+    python bench/real/throughput.py [--build wheel|source] [--corpus DIR] [--repos a,b] [--repeat N] [--no-cli]
+                                    [--slowest N] [--profile F]
 
-Builds the corpus first if needed (``corpus.py``; pass ``--mirror`` through to it). Prints:
+Measures the wheel users install, its engine compiled by setup.py (``--build wheel``, the default;
+built once per version of the sources, ``build_under_test.py``), or the working tree's sources
+(``--build source``, pure Python). Builds the corpus first if needed (``corpus.py``; pass
+``--mirror`` through to it). Prints:
 
 1. In this process, file by file (CPU time): ``ast.parse`` alone, then GradGuard's analysis of the
    same file (read, parse, scan, interpretation); lines per CPU-second of each, their ratio, and
@@ -11,8 +15,9 @@ Builds the corpus first if needed (``corpus.py``; pass ``--mirror`` through to i
    repository by repository, so that the load of a shared machine hits both alike, and the whole
    is repeated ``--repeat`` times from cold caches (default 3): the headline is the median run.
 2. ``gradguard check`` as users run it, over the whole corpus in a child process (CPU time of
-   the child and its workers, the largest process's peak RSS): ``--jobs 1`` and all cores, cold
-   cache then warm cache; each cold run's ratio is to an ``ast.parse`` pass made just before it.
+   the child and its workers, the largest process's peak RSS): ``--jobs 1`` and all cores, each
+   ``--repeat`` times from a cold cache (the median is reported; each run's ratio is to an
+   ``ast.parse`` pass made just before it), then once warm.
 
 All findings are written to ``--findings FILE`` (JSON lines) for review.
 """
@@ -32,11 +37,10 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "server"))
 sys.path.insert(0, HERE)
-sys.path.append(os.path.dirname(HERE))  # for cli_cache; real/corpus.py comes first
+sys.path.append(os.path.dirname(HERE))  # for cli_cache and build_under_test; real/corpus.py comes first
 
+import build_under_test  # noqa: E402
 import cli_cache  # noqa: E402
 import corpus  # noqa: E402
 
@@ -116,10 +120,16 @@ def main(argv=None) -> int:
     parser.add_argument("--no-cli", action="store_true", help="skip the gradguard check runs")
     parser.add_argument("--findings", default=os.path.join(tempfile.gettempdir(), "gradguard-real-findings.jsonl"))
     parser.add_argument("--json", help="write the figures here too")
+    parser.add_argument("--build", choices=build_under_test.BUILDS, default="wheel",
+                        help="measure the wheel users install, its engine compiled (default), or the "
+                             "working tree's sources, pure Python")
     parser.add_argument("--profile", metavar="FILE",
                         help="cProfile the analysis pass into FILE and print its costliest functions "
                              "(the CPU times printed then include the profiler's)")
     args = parser.parse_args(argv)
+    site = build_under_test.folder(args.build)
+    sys.path.insert(0, site)  # before gradguard is first imported (``interleaved_pass``)
+    print(build_under_test.describe(site))
     corpus.build(args.corpus, args.mirror, log=open(os.devnull, "w"))
     names = sorted(d for d in os.listdir(args.corpus) if not d.startswith("."))
     if args.repos:
@@ -141,7 +151,7 @@ def main(argv=None) -> int:
     # a file's time: its median over the runs
     per = {path: sorted(run[4][path] for run in runs)[len(runs) // 2] for path in runs[0][4]}
     figures = {
-        "repositories": len(repos), "files": len(files), "lines": lines, "runs": len(runs),
+        "build": args.build, "repositories": len(repos), "files": len(files), "lines": lines, "runs": len(runs),
         "parse_cpu_s": round(parse_cpu, 2), "analysis_cpu_s": round(cpu, 2),
         "parse_lines_per_s": round(lines / parse_cpu), "analysis_lines_per_s": round(lines / cpu),
         "ratio": round(parse_cpu / cpu, 3), "ratios": [round(r, 3) for r in ratios],
@@ -165,22 +175,32 @@ def main(argv=None) -> int:
     figures["peak_rss_mb_inprocess"] = rss
 
     if not args.no_cli:
-        # one run over the whole corpus, as a user checks a large tree; CPU of the child and its
-        # workers; a cache folder of its own, empty for the cold run and kept for the warm one
-        print("gradguard check over the corpus (child CPU-s, wall s):")
+        # the whole corpus in one run, as a user checks a large tree; CPU of the child and its
+        # workers. Each cold run has an empty cache folder of its own and an ``ast.parse`` pass
+        # just before it (the machine's load alike); the median of ``--repeat`` is reported. The
+        # warm run re-checks the unchanged tree with the last cold run's cache.
+        print("gradguard check over the corpus (child CPU-s, wall s; median of the cold runs):")
+        peak = 0
         for jobs in ("1", str(os.cpu_count() or 1)):
-            with tempfile.TemporaryDirectory() as cache:
-                for phase in ("cold", "warm"):
-                    if phase == "cold":
-                        gc.collect()
-                        parse_cpu = parse_pass(files)[0]  # just before: the machine's load alike
-                    cpu, wall = cli_cache.run(["--jobs", jobs, "--cache-dir", cache, *repos])
-                    figures[f"cli_jobs{jobs}_{phase}"] = {"cpu_s": round(cpu, 2), "wall_s": round(wall, 2)}
-                    print(f"  --jobs {jobs:2s} {phase}: {cpu:7.2f} CPU-s {wall:7.2f} s wall"
-                          f"   ratio to ast.parse {parse_cpu / cpu:.3f}")
+            colds = []
+            with tempfile.TemporaryDirectory() as caches:
+                for i in range(max(1, args.repeat)):
+                    gc.collect()
+                    parse_cpu = parse_pass(files)[0]
+                    cache = os.path.join(caches, str(i))
+                    cpu, wall, rss = cli_cache.run(["--jobs", jobs, "--cache-dir", cache, *repos], site)
+                    colds.append((parse_cpu / cpu, cpu, wall))
+                    peak = max(peak, rss)
+                warm_cpu, warm_wall, rss = cli_cache.run(["--jobs", jobs, "--cache-dir", cache, *repos], site)
+            ratio, cpu, wall = sorted(colds)[len(colds) // 2]
+            figures[f"cli_jobs{jobs}_cold"] = {"cpu_s": round(cpu, 2), "wall_s": round(wall, 2), "ratio": round(ratio, 3),
+                                              "ratios": [round(r, 3) for r, *_ in sorted(colds)]}
+            figures[f"cli_jobs{jobs}_warm"] = {"cpu_s": round(warm_cpu, 2), "wall_s": round(warm_wall, 2)}
+            print(f"  --jobs {jobs:2s} cold: {cpu:7.2f} CPU-s {wall:7.2f} s wall   ratio to ast.parse {ratio:.3f}"
+                  f" (runs {', '.join(f'{r:.3f}' for r, *_ in sorted(colds))})")
+            print(f"  --jobs {jobs:2s} warm: {warm_cpu:7.2f} CPU-s {warm_wall:7.2f} s wall")
         gain = figures["cli_jobs1_cold"]["cpu_s"] / max(figures["cli_jobs1_warm"]["cpu_s"], 1e-9)
         figures["warm_gain"] = round(gain, 1)
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
         figures["cli_peak_rss_mb"] = peak
         print(f"  warm cache {gain:.1f}x cheaper than cold (target >= 20x); largest process {peak} MB")
     if args.json:

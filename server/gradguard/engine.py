@@ -47,6 +47,14 @@ CONTEXT_DEPTH = 2
 FILE_BUDGET = 10_000
 CALL_BUDGET = 1_000
 CANCEL_EVERY = 256  # steps between two looks at the cancel callback (some 2 ms)
+MAX_NESTING = 1_000  # expressions evaluated one inside another, in the compiled build (``ev``)
+_nesting_left = MAX_NESTING  # a C int in the compiled build (engine.pxd)
+
+try:
+    import cython
+    COMPILED = cython.compiled  # True only in the module Cython compiled (setup.py)
+except ImportError:
+    COMPILED = False
 
 
 # The .grad of a tensor that is certainly not a leaf (and not retained): None. Only this value,
@@ -751,9 +759,23 @@ class Engine(TorchModel, Autograd):
         return [UNKNOWN] * n
 
     # ----------------------------------------------------------------- expressions
-    def ev(self, node, st: State) -> Val:
-        handler = _EXPRESSIONS.get(type(node))
-        return handler(self, node, st) if handler is not None else self.ev_children(node, st)
+    if not COMPILED:
+        def ev(self, node, st: State) -> Val:
+            handler = _EXPRESSIONS.get(type(node))
+            return handler(self, node, st) if handler is not None else self.ev_children(node, st)
+    else:
+        def ev(self, node, st: State) -> Val:
+            """Compiled calls use the C stack and Python's recursion limit does not count them:
+            the nesting is counted here, and too deep raises RecursionError as Python would."""
+            global _nesting_left
+            if _nesting_left == 0:
+                raise RecursionError("expressions nested too deeply")
+            _nesting_left -= 1
+            try:
+                handler = _EXPRESSIONS.get(type(node))
+                return handler(self, node, st) if handler is not None else self.ev_children(node, st)
+            finally:
+                _nesting_left += 1
 
     def ev_children(self, node, st) -> Val:
         for child in ast.iter_child_nodes(node):

@@ -1,0 +1,55 @@
+"""scripts/test.sh runs the suite on the sources, then on the installed wheel (GRADGUARD_TEST_SITE):
+each run must test the build it names, in this process and in the child processes the CLI and
+language-server tests start."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import gradguard
+import pytest
+from cliutil import REPO, SERVER, env
+
+PROBE = ("import json, gradguard, gradguard.engine as e; "
+         "print(json.dumps([gradguard.__file__, e.__file__, e.COMPILED]))")
+
+
+def _expected() -> tuple[Path, bool]:
+    """(the folder the package comes from, whether its engine is compiled)."""
+    wheel = bool(os.environ.get("GRADGUARD_TEST_SITE"))
+    return (SERVER if wheel else REPO / "server"), wheel
+
+
+def test_this_process_imports_the_build_under_test():
+    from gradguard import engine
+
+    folder, compiled = _expected()
+    assert Path(gradguard.__file__).resolve().is_relative_to(folder.resolve()), gradguard.__file__
+    assert engine.COMPILED is compiled, engine.__file__
+    assert engine.__file__.endswith(".py") is not compiled, engine.__file__
+
+
+def test_child_processes_import_the_build_under_test():
+    proc = subprocess.run([sys.executable, "-c", PROBE], env=env(), capture_output=True, text=True,
+                          cwd=str(REPO.parent), timeout=60, check=True)
+    package, engine_file, is_compiled = json.loads(proc.stdout)
+    folder, compiled = _expected()
+    assert Path(package).resolve().is_relative_to(folder.resolve()), package
+    assert is_compiled is compiled, engine_file
+
+
+def test_the_wheel_compiles_every_module_but_the_language_servers():
+    """What setup.py promises: in the wheel each module but ``__init__``, ``__main__`` and the
+    language server's has its compiled extension next to its source."""
+    folder, compiled = _expected()
+    if not compiled:
+        pytest.skip("the suite runs on the sources: nothing is compiled")
+    package = folder / "gradguard"
+    sources = {p.relative_to(package).with_suffix("") for p in package.rglob("*.py")}
+    extensions = {p.relative_to(package).with_suffix("").with_suffix("") for p in package.rglob("*.so")} | \
+        {p.relative_to(package).with_suffix("").with_suffix("") for p in package.rglob("*.pyd")}
+    plain = {s for s in sources if s.name in ("__init__", "__main__") or s.parts[0] == "lsp"}
+    assert extensions == sources - plain, sorted(map(str, (sources - plain) ^ extensions))
