@@ -64,7 +64,7 @@ def test_wheel_and_sdist_pass_twine_check(dists):
     assert "gradguard/docs/rules/GG101.md" in names  # the rule links point at these
     assert any(re.fullmatch(r"gradguard-[^/]+\.dist-info/licenses/LICENSE", n) for n in names), names
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "gradguard = gradguard.cli:main" in zipfile.ZipFile(dists[".whl"]).read(entry).decode()
+    assert "gradguard = gradguard.cli:run" in zipfile.ZipFile(dists[".whl"]).read(entry).decode()
     with tarfile.open(dists[".tar.gz"]) as sdist:
         members = sdist.getnames()
     assert any(m.endswith("/LICENSE") for m in members) and any(m.endswith("/server/gradguard/cli.py") for m in members)

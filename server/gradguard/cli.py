@@ -293,3 +293,19 @@ def main(argv=None) -> int:
 
         return start(argv[1:])
     return check(_parser().parse_args(argv))
+
+
+def run() -> None:
+    """The ``gradguard`` command. After ``check`` the process exits without tearing down the
+    heap the analyses left (the modules they loaded): 2 % of a large run's CPU, for nothing, as
+    mypy exits. Its output is flushed first; nothing else was left to run at exit. The language
+    server exits normally (its analysis process is stopped at exit)."""
+    code = main()
+    if sys.argv[1:2] == ["lsp"]:
+        raise SystemExit(code)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # a closed pipe (``| head``): what could be written was
+        pass
+    os._exit(code)
