@@ -1,4 +1,4 @@
-"""Builds GradGuard's wheel with its engine compiled by Cython: the same sources, about 1.2x faster.
+"""Builds GradGuard's wheel with its engine compiled by Cython: the same sources, 1.2x faster.
 
 The metadata is in pyproject.toml; this file only adds the compiled modules. Every module but the
 language server's (asyncio glue, no time spent there) and the package's ``__init__``/``__main__`` is
