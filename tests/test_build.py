@@ -41,6 +41,13 @@ def test_child_processes_import_the_build_under_test():
     assert is_compiled is compiled, engine_file
 
 
+def test_version_says_how_the_engine_runs():
+    proc = subprocess.run([sys.executable, "-m", "gradguard", "--version"], env=env(), capture_output=True,
+                          text=True, cwd=str(REPO.parent), timeout=60, check=True)
+    _, compiled = _expected()
+    assert proc.stdout.strip() == f"gradguard {gradguard.__version__} ({'compiled' if compiled else 'pure Python'})"
+
+
 def test_the_wheel_compiles_every_module_but_the_language_servers():
     """What setup.py promises: in the wheel each module but ``__init__``, ``__main__`` and the
     language server's has its compiled extension next to its source."""

@@ -10,6 +10,7 @@ stdout carries only the findings (text, JSON, SARIF, ``--statistics``, ``--diff`
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 import time
@@ -254,10 +255,17 @@ def _apply_fixes(files, results, config: Config, args, cache: Optional[Cache]) -
     return total, diffs
 
 
+def _engine_build() -> str:
+    """How this installation runs the engine, for ``--version`` (and bug reports): the wheel's
+    compiled extension, or the source (editable installs, the .vsix, no C compiler at install)."""
+    origin = importlib.util.find_spec(".engine", __package__).origin or ""
+    return "pure Python" if origin.endswith(".py") else "compiled"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gradguard",
                                      description="Find PyTorch autograd graph-lifetime bugs before the code runs.")
-    parser.add_argument("--version", action="version", version=f"gradguard {__version__}")
+    parser.add_argument("--version", action="version", version=f"gradguard {__version__} ({_engine_build()})")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("check", help="analyse .py files, notebooks and directories",
                        description="Analyse .py files, notebooks and directories. Selectors are rule codes or "
