@@ -17,6 +17,8 @@ from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Box, Builtin, 
 class Autograd:
     """Graph bookkeeping: ops, segments, backwards, in-place writes, rule events."""
 
+    __slots__ = ()  # its attributes are Engine's slots
+
     def op(self, site, inputs, saves, st: State, keeps=None, storage=None) -> Val:
         """A differentiable op: its result carries its inputs' graphs plus a node of its own.
         ``keeps``: which of its tensors the node saves (``torch_api.KEEPS_*``); ``storage``:

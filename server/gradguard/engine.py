@@ -101,6 +101,14 @@ class LoopCtx:
 class Engine(TorchModel, Autograd):
     """The interpreter: Python semantics here, torch and autograd from its two mixins."""
 
+    # the mixins' attributes too (they declare none): read at every step, slots are cheaper than a dict
+    __slots__ = ("project", "segs", "aliases", "reporting", "reports", "entry", "tensor_facts",
+                 "backward_facts", "called", "created", "frame", "frames", "stmt", "killed",
+                 "doubt_never", "grad_off", "savers", "walked_segs", "clock", "pending",
+                 "withdrawn", "executed", "collect_facts", "limit", "truncated", "cancel",
+                 "next_look", "main", "summaries", "trained", "allocated", "flag_vars",
+                 "written_memo", "made_roots", "costly")
+
     def __init__(self, project):
         self.project = project
         self.segs: dict = {}

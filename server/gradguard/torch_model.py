@@ -15,6 +15,8 @@ from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, Box, Const, Func, Gra
 class TorchModel:
     """Calls of torch functions, tensor methods, modules and optimizers."""
 
+    __slots__ = ()  # its attributes are Engine's slots
+
     def run_closure(self, optim: Optim, closure: Func, node, st: State) -> None:
         """``optimizer.step(closure)``: some optimizers evaluate the closure repeatedly."""
         if optim.qual in api.OPTIMIZER_REPEATS_CLOSURE:
