@@ -252,3 +252,18 @@ def test_analyzer(case: Case):
             f"GG101 at line {f.location.line} must point at where the graph was built and at the "
             f"backward that freed it; related = {f.related}"
         )
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bodies_parsed_apart_change_nothing(case: Case, monkeypatch):
+    """Every function body left out of the parse until read (``skeleton``; fixtures' bodies
+    are mostly too short to be): the findings are those of whole trees, fixes and all."""
+    from gradguard import analyze_path, resolve, skeleton
+
+    def findings(min_chars: int) -> list:
+        monkeypatch.setattr(skeleton, "MIN_LAZY_CHARS", min_chars)
+        resolve.clear_caches()
+        return [analyze_path(str(file)).findings for file in case.files]
+
+    whole = findings(10 ** 9)
+    assert findings(0) == whole

@@ -46,8 +46,8 @@ def test_a_text_is_parsed_once_whether_analysed_or_imported(tmp_path, monkeypatc
     that file; an edited text is parsed anew. Findings are those of fresh parses."""
     resolve.clear_caches()
     parsed = []
-    real_parse = resolve.parse
-    monkeypatch.setattr(resolve, "parse", lambda text, path: parsed.append(os.path.basename(path))
+    real_parse = resolve.parse_lazily
+    monkeypatch.setattr(resolve, "parse_lazily", lambda text, path: parsed.append(os.path.basename(path))
                         or real_parse(text, path))
     (tmp_path / "low.py").write_text(LOW_GRAD)
     (tmp_path / "mid.py").write_text(MID)

@@ -20,7 +20,9 @@ from .engine import Cancelled, Engine  # noqa: F401 - Cancelled is part of this 
 from .facts import Facts
 from .reach import Reach, calls_backward, identifiers, triggered
 from .findings import Finding, Location
-from .resolve import ROOTS, ModuleInfo, Project, exists, probed, release_retired, remember_tree, tree_of
+from . import skeleton
+from .resolve import (ROOTS, ModuleInfo, Project, exists, forget_trees, probed, release_retired, remember_tree,
+                      tree_of)
 from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics
 from .state import State
 from .suppress import suppressed
@@ -203,7 +205,14 @@ def _collector_paused():
 
 def _analyze(text, tree, path, root, cells, facts, overlay, cancel=None) -> Analysis:
     try:
-        return _run(text, tree, path, root, cells, facts, overlay, cancel)
+        misread = skeleton.mismatches
+        result = _run(text, tree, path, root, cells, facts, overlay, cancel)
+        if skeleton.mismatches != misread:
+            # a skeleton was cut where a string or bracket fooled it, and a body was read from
+            # the whole tree instead: what ran of the skeleton is suspect. Again, parsed whole.
+            forget_trees(skeleton.WHOLE)
+            result = _run(text, tree, path, root, cells, facts, overlay, cancel)
+        return result
     except RecursionError:
         raise SourceError(f"{path}: nested too deeply to analyse") from None
 

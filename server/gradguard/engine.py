@@ -31,6 +31,8 @@ from . import shapes
 from . import torch_api as api
 from .autograd import Autograd
 from .invariants import settled_names, written_attributes
+from .skeleton import LazyBody
+from .sources import SourceError
 from .state import GLOBALS, Ager, State, forget_items, join_states
 from .torch_model import TorchModel, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
@@ -1261,6 +1263,13 @@ class Engine(TorchModel, Autograd):
     def invoke(self, fn: Func, args: list, kwargs: dict, st: State, node, bound=False,
                unknown_rest=False, generator=False) -> Val:
         self.called.add(fn.node)
+        if type(fn.node.body) is LazyBody:
+            try:
+                fn.node.body.force()
+            except SourceError:  # a syntax error in it: the analysed file's is the user's to see
+                if fn.module is self.main:
+                    raise
+                return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
         if len(self.frames) > MAX_CALL_DEPTH or any(f.func is fn for f in self.frames):
             return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
         # remembered across analyses only for modules kept across them: the analysed file is
@@ -1625,10 +1634,20 @@ def _may_write(module, attr: str) -> bool:
             return True  # released: its tree is gone
         else:
             if module.written is None:
-                module.written = written_attributes(module.tree, module.text)
+                module.written = written_attributes(module.tree, module.text, module.unwalked)
+            if module.unwalked and attr not in module.written and "*" not in module.written:
+                # the functions not parsed yet whose text names it (or setattr): parsed now
+                named = [fn for fn in module.unwalked if _names_write(module.source_of(fn), attr)]
+                if named:
+                    module.unwalked = [fn for fn in module.unwalked if fn not in named]
+                    module.written |= written_attributes(ast.Module(body=named, type_ignores=[]), module.text)
             known = attr in module.written or "*" in module.written
         module.writes[attr] = known
     return known
+
+
+def _names_write(text: str, attr: str) -> bool:
+    return attr in text or "setattr" in text or "delattr" in text
 
 
 def _plain(v: Val) -> bool:

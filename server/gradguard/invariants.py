@@ -17,15 +17,19 @@ import ast
 from bisect import bisect_left
 from typing import Optional
 
+from .skeleton import LazyBody
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-def written_attributes(tree: ast.AST, text: Optional[str] = None) -> frozenset:
+def written_attributes(tree: ast.AST, text: Optional[str] = None, unparsed: Optional[list] = None) -> frozenset:
     """The attribute names a module may assign (or delete) outside ``__init__`` methods;
     ``"*"`` among them when it calls ``setattr`` or ``delattr`` with a name not written out.
     Statements are walked; the expressions in them only where a line of ``text`` (the
-    module's source; None: any line) names ``setattr`` or ``delattr``."""
+    module's source; None: any line) names ``setattr`` or ``delattr``. With ``unparsed``, the
+    functions whose bodies are not parsed yet (``skeleton``) are listed there, not walked:
+    which of them can matter is for the caller to tell from their text."""
     out = set()
     lines = _lines_with(("setattr", "delattr"), text)
     calls = lines is None or bool(lines)
@@ -49,6 +53,10 @@ def written_attributes(tree: ast.AST, text: Optional[str] = None) -> frozenset:
                         name = sub.args[1] if len(sub.args) > 1 else None
                         out.add(name.value if type(name) is ast.Constant and isinstance(name.value, str) else "*")
         inner = in_init or (t in (ast.FunctionDef, ast.AsyncFunctionDef) and node.name == "__init__")
+        if unparsed is not None and t in (ast.FunctionDef, ast.AsyncFunctionDef) and type(node.body) is LazyBody:
+            if not inner:  # (nothing an __init__ holds counts)
+                unparsed.append(node)
+            continue
         for field in _BLOCKS[:3]:
             stack.extend((sub, inner) for sub in getattr(node, field, ()) or ())
         for handler in getattr(node, "handlers", ()):

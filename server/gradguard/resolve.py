@@ -14,7 +14,8 @@ from collections import OrderedDict
 from itertools import accumulate
 from typing import Optional
 
-from .sources import SourceError, parse, read_python
+from .skeleton import parse_lazily
+from .sources import SourceError, read_python
 
 
 class ModuleInfo:
@@ -29,6 +30,7 @@ class ModuleInfo:
         self.closure: dict = {}
         # ``invariants``: the attributes it assigns outside __init__, the names each scope binds once
         self.written: Optional[frozenset] = None
+        self.unwalked: list = []  # the functions ``written`` has not looked into: bodies not parsed yet
         self.writes: dict = {}  # attribute -> whether ``written`` has it (or ``"*"``)
         self.settled: dict = {}
 
@@ -46,6 +48,7 @@ class ModuleInfo:
                         attr.owner = attr.closure = None
                 value.attrs.clear()
         self.env.clear()
+        self.unwalked = []
         self.settled.clear()  # keyed by its syntax tree's nodes
         self.tree = None  # classes made in functions stay in cycles until a full pass: not with the tree
 
@@ -232,14 +235,15 @@ _TREES: "OrderedDict[str, tuple[str, ast.Module]]" = OrderedDict()
 
 def tree_of(path: str, text: str) -> ast.Module:
     """The syntax tree of ``text`` (the file ``path``), parsed unless a loaded module or a
-    recent analysis of the same text has it. Raises :class:`SourceError`."""
+    recent analysis of the same text has it; function bodies are parsed when first read
+    (``skeleton``). Raises :class:`SourceError`."""
     cached = _LOADED.get(path)
     if cached is not None and cached[1].tree is not None and cached[1].text == text:
         return cached[1].tree
     recent = _TREES.get(path)
     if recent is not None and recent[0] == text:
         return recent[1]
-    return parse(text, path)
+    return parse_lazily(text, path)
 
 
 def remember_tree(path: str, text: str, tree: ast.Module) -> None:
@@ -248,6 +252,13 @@ def remember_tree(path: str, text: str, tree: ast.Module) -> None:
     while len(_TREES) > MAX_RECENT_TREES or (len(_TREES) > 1 and sum(len(t) for t, _ in _TREES.values())
                                              > MAX_RECENT_TREE_BYTES):
         _TREES.popitem(last=False)
+
+
+def forget_trees(paths) -> None:
+    """Drop what was parsed of these files (their loaded modules, their recent trees)."""
+    for path in paths:
+        _retire(path)
+        _TREES.pop(path, None)
 
 
 def _cache_module(path: str, stamp, module: ModuleInfo) -> None:

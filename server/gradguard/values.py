@@ -38,6 +38,10 @@ class Root:
     def __repr__(self):
         return f"Root({self.name}@{self.node.lineno})"
 
+    def place(self) -> tuple:
+        """Where it was made: the order roots are shown in (a set's order varies by run)."""
+        return self.path, self.node.lineno, self.node.col_offset
+
 
 class Seg:
     """A graph segment: the backward node(s) built by one op site in one context."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Optional
 
 from ..findings import Finding, Fix, Related
+from ..values import Root
 
 #: The rule pages ship inside the package, so every install can link to its own copy.
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
@@ -239,7 +240,7 @@ def plain_finding(report: Report, path: str, locate) -> Finding:
     rule = RULES[report.code]
     args = dict(report.args)
     places = []
-    for root in sorted(report.origins, key=lambda r: (r.path, r.node.lineno))[:2]:
+    for root in sorted(report.origins, key=Root.place)[:2]:
         key = "origin_params" if root.kind == "params" else "origin_tensor"
         places.append(related(key, locate(root.node, root.path), name=root.name))
     for key, node, extra in report.related:

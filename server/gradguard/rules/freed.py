@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding, Fix
-from ..values import Box, Obj, Tensor, Tup, join, tensors_in
+from ..values import Box, Obj, Root, Tensor, Tup, join, tensors_in
 from . import Report, short
 from .absorbed import absorbed_segments, no_grad_update_fix
 from .buffers import clear_fix
@@ -117,7 +117,7 @@ def describe_roots(roots, locale: str = "en", names=None) -> str:
     zh = locale == "zh-cn"
     names = names or {}
     out = []
-    for root in sorted(roots, key=lambda r: (r.path, r.node.lineno)):
+    for root in sorted(roots, key=Root.place):
         name = names.get(root, root.name)
         if root.kind == "params":
             text = f"`{name}` 的参数" if zh else f"the parameters of `{name}`"
@@ -278,7 +278,7 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
     related = [_related("built", locate(stale.stmt, stale.path), what=f"`{stale.what}`",
                         origin=describe_roots(roots, names=at_site),
                         origin_zh=describe_roots(roots, "zh-cn", names=at_site))]
-    for root in sorted(roots, key=lambda r: r.node.lineno)[:2]:
+    for root in sorted(roots, key=Root.place)[:2]:
         key = "origin_params" if root.kind == "params" else "origin_tensor"
         related.append(_related(key, locate(root.node, root.path), name=root.name))
     related.append(_related("freed", locate(info.call, info.path), call=args["freed_call"],
@@ -333,7 +333,7 @@ def _walk_again_fixes(reuse, locate, main_path, parents) -> list:
     first, second = reuse.info.call, reuse.node
     stmt = _statement_of(second, parents)
     home = _function_of(second, parents)
-    roots = sorted(reuse.stale.roots, key=lambda r: r.node.lineno)
+    roots = sorted(reuse.stale.roots, key=Root.place)
     if stmt is None or not roots or any(r.path != main_path or _function_of(r.stmt, parents) is not home
                                         for r in roots):
         return []
