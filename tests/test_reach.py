@@ -342,23 +342,30 @@ def test_an_uncalled_function_is_an_entry_if_it_names_one_that_frees(monkeypatch
     assert sorted(ran) == ["fit", "run"]
 
 
-def test_a_trigger_counts_only_where_a_tensor_can_be(tmp_path, monkeypatch):
-    """``np.mean(rewards)`` matches GG107's trigger by its words; a module that neither names
-    torch nor imports a project module cannot hold a tensor, and is not interpreted."""
+def test_a_trigger_counts_only_where_a_tensor_that_requires_grad_can_be(tmp_path, monkeypatch):
+    """``np.mean(rewards)`` matches GG107's trigger by its words; a module that neither makes a
+    tensor that requires grad (with ``torch.nn`` or ``requires_grad``) nor imports a project
+    module that may hand it one is not interpreted."""
     import gradguard.analysis as analysis_module
 
     root = _project(tmp_path, {
         "stats.py": "import numpy as np\ndef mean(xs):\n    return np.mean(xs)\n",
         "evaluate.py": "import numpy as np\nfrom model import predict\nprint(np.array(predict()))\n",
         "model.py": "import torch\nw = torch.ones(2, requires_grad=True)\ndef predict():\n    return w * 2\n",
-        "plain.py": "import numpy as np\nimport torch\nprint(np.mean([1.0]))\n",
+        "plain.py": "import numpy as np\nimport torch\nprint(np.mean([1.0]), torch.ones(2).numpy())\n",
+        "infer.py": "import torch\nfrom torch import nn\nnet = nn.Linear(2, 1)\nprint(net(torch.ones(2)).numpy())\n",
     })
     parsed = []
     real = analysis_module.tree_of
     monkeypatch.setattr(analysis_module, "tree_of", lambda path, text: parsed.append(path) or real(path, text))
-    for name in ("stats.py", "evaluate.py", "plain.py"):
+    for name in ("stats.py", "evaluate.py", "plain.py", "infer.py"):
         analyze_path(f"{root}/{name}")
-    assert [p.rsplit("/", 1)[1] for p in parsed] == ["evaluate.py", "plain.py"]
+    assert [p.rsplit("/", 1)[1] for p in parsed] == ["evaluate.py", "infer.py"]
+    assert [f.code for f in analyze_path(f"{root}/infer.py").findings] == ["GG107"]
+    run = subprocess.run([sys.executable, "infer.py"], cwd=root, capture_output=True, text=True)
+    assert run.returncode != 0 and "requires grad" in run.stderr
+    run = subprocess.run([sys.executable, "plain.py"], cwd=root, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
     assert [f.code for f in analyze_path(f"{root}/evaluate.py").findings] == ["GG107"]
     run = subprocess.run([sys.executable, "evaluate.py"], cwd=root, capture_output=True, text=True)
     assert run.returncode != 0 and "requires grad" in run.stderr  # torch agrees

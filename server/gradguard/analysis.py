@@ -12,6 +12,7 @@ import gc
 import logging
 import os
 import re
+import sys
 from typing import Optional
 
 from .rules import report_finding
@@ -162,11 +163,14 @@ def analyze_path(path: str, root: Optional[str] = None, *, facts: bool = False) 
     return analyze_source(read_python(path), path, root, facts=facts)
 
 
-# A full pass of the cyclic collector is due when the objects it tracks have grown by this many
-# since the first count (see ``_collector_paused``): some 50 MB.
-FULL_COLLECT_GROWTH = 500_000
-_grown = [0]  # objects frozen since the last count (new ones, less the freed: gc's gen-0 count)
-_after_full: list = [None]  # the objects tracked at the first count, then after each full pass
+# A full pass of the cyclic collector is due when the memory blocks allocated have grown by this
+# many since the first count (see ``_collector_paused``): some 50 MB.
+FULL_COLLECT_GROWTH = 800_000
+# objects frozen since the last count (new ones, less the freed: gc's gen-0 count); counting
+# blocks walks the allocator's arenas, a millisecond, so it waits until this many
+COUNT_AFTER = 500_000
+_grown = [0]
+_after_full: list = [None]  # the blocks allocated at the first count, then after each full pass
 
 
 @contextlib.contextmanager
@@ -180,8 +184,9 @@ def _collector_paused():
     cyclic garbage left (classes made inside functions) is small, and caches are bounded.
 
     Growth is first estimated from gc's allocation count, which never subtracts what an analysis
-    frees of older objects; only then are the frozen objects counted (a walk over them,
-    milliseconds), and a full pass (half a second) is paid for only if they did grow."""
+    frees of older objects; only then are the allocated blocks counted (``sys.getallocatedblocks``:
+    a walk over the allocator's arenas, a thirtieth of one over the frozen objects), and a full
+    pass (half a second) is paid for only if they did grow."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -190,16 +195,16 @@ def _collector_paused():
         if enabled:
             _grown[0] += gc.get_count()[0]
             gc.freeze()
-            if _grown[0] > FULL_COLLECT_GROWTH:
+            if _grown[0] > COUNT_AFTER:
                 _grown[0] = 0
-                frozen = gc.get_freeze_count()
+                blocks = sys.getallocatedblocks()
                 if _after_full[0] is None:
-                    _after_full[0] = frozen
-                elif frozen > _after_full[0] + FULL_COLLECT_GROWTH:
+                    _after_full[0] = blocks
+                elif blocks > _after_full[0] + FULL_COLLECT_GROWTH:
                     gc.unfreeze()
                     gc.collect()
                     gc.freeze()
-                    _after_full[0] = gc.get_freeze_count()
+                    _after_full[0] = sys.getallocatedblocks()
             gc.enable()
 
 
@@ -221,7 +226,7 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     path = os.path.abspath(path) if not path.startswith("<") else path
     project = Project(root or (project_root(path) if not path.startswith("<") else os.getcwd()), overlay)
     reach = Reach(project, path, text)
-    if not facts and not reach.runs(path) and not (triggered(text) and reach.may_hold_tensors(path)):
+    if not facts and not reach.runs(path) and not (triggered(text) and reach.may_hold_grad(path)):
         # no backward can run from here, nor can another rule's finding be here: nothing to
         # report and no hover asked for, so the file is only scanned, not even parsed
         return Analysis(path, [], None, None, None, project.dependencies(path))

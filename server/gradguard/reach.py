@@ -202,6 +202,7 @@ _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+"
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]*(?:\\\n[^\n#;]*)*)", re.M)
 _ALIAS = re.compile(r"([\w.]+|\*)(?:\s+as\s+(\w+))?")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_NN = re.compile(r"nn\b")  # (a word boundary first would be tried at every character)
 # The patterns above start with ``^``, which the regex engine tries at every character (a
 # tenth of a second per megabyte). They are tried only where a literal found quickly puts them:
 # after a newline starting a top-level statement (column 0), or at the start of a line whose
@@ -266,6 +267,12 @@ def identifiers(text: str, pattern: re.Pattern = _IDENT) -> set:
         words.discard(w)
         words.update(pattern.findall(w))
     return words
+
+
+def _names_nn(text: str) -> bool:
+    """Whether ``nn`` is a word of the text (``torch.nn``, ``from torch import nn``)."""
+    return any(m.start() == 0 or not (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_")
+               for m in _NN.finditer(text))
 
 
 class Outline:
@@ -409,15 +416,18 @@ class Reach:
         return out is not None and (out.frees or self._follows(out, out.executed())
                                     or any(self._star_module(out, base, level) for base, level in out.stars))
 
-    def may_hold_tensors(self, path: str) -> bool:
-        """Whether this module's code can see a tensor at all: it names torch, or imports one of
-        the project's modules (which may hand it one). A trigger's finding (a tensor that requires
-        grad turned into NumPy, added up, made a leaf) needs one; a module of plain NumPy or data
-        code that matches a trigger by its words is left alone. (What a third-party library
-        returns is unknown to the analysis either way.)"""
+    def may_hold_grad(self, path: str) -> bool:
+        """Whether this module's code can see a tensor that requires grad: it makes one (it names
+        torch, and ``torch.nn``, whose layers and parameters do, or ``requires_grad``), or imports
+        one of the project's modules (which may hand it one). A trigger's finding (such a tensor
+        turned into NumPy, added up, made a leaf) needs one; a module of plain NumPy, data or
+        inference code that matches a trigger by its words is left alone. (What a third-party
+        library returns is unknown to the analysis either way.)"""
         out = self.outline(path)
-        if out is None or "torch" in out.text:
-            return out is not None
+        if out is None:
+            return False
+        if "torch" in out.text and ("requires_grad" in out.text or _names_nn(out.text)):
+            return True
         return any(self._find(base, level, path) for base, level, _ in out.imports.values()) \
             or any(self._find(dotted, 0, path) for dotted, _ in out.modules.values()) \
             or any(self._find(base, level, path) for base, level in out.stars)

@@ -180,8 +180,11 @@ class Project:
             return None  # a C extension: nothing to read (and jedi would import it to look)
         if any(_module_file(r, parts[:i]) for r in candidates for i in range(1, len(parts))):
             return None  # a module's attribute (``pkg.Class``), not a module
-        if any(os.path.isdir(os.path.join(r, *parts)) for r in candidates):
-            return None  # a namespace package: a folder without ``__init__.py`` holds no code
+        if any(os.path.isdir(os.path.join(r, *parts[:i])) for r in candidates for i in (len(parts), len(parts) - 1)
+               if i):
+            # a namespace package (a folder without ``__init__.py`` holds no code), or a name in
+            # one (``from pytorch_lightning import Trainer`` where the package is generated)
+            return None
         return self._jedi_find(dotted, importer)
 
     def _jedi_find(self, dotted: str, importer: ModuleInfo) -> Optional[str]:
