@@ -369,3 +369,30 @@ def test_a_trigger_counts_only_where_a_tensor_that_requires_grad_can_be(tmp_path
     assert [f.code for f in analyze_path(f"{root}/evaluate.py").findings] == ["GG107"]
     run = subprocess.run([sys.executable, "evaluate.py"], cwd=root, capture_output=True, text=True)
     assert run.returncode != 0 and "requires grad" in run.stderr  # torch agrees
+
+
+def test_a_trigger_file_is_interpreted_if_a_project_name_it_uses_can_make_grad(tmp_path, monkeypatch):
+    """The names it uses from the project's modules are followed to their definitions (and what
+    those name): ``load`` from ``data.py`` makes plain tensors, ``build`` from ``nets.py`` a
+    layer of ``torch.nn`` bound as ``Linear`` (no ``nn`` word in it)."""
+    import gradguard.analysis as analysis_module
+
+    root = _project(tmp_path, {
+        "data.py": "import torch\ndef load():\n    return torch.ones(2)\n",
+        "layers.py": "from torch.nn import Linear as Dense\n\ndef dense():\n    return Dense(2, 1)\n",
+        "nets.py": "from layers import dense\ndef build():\n    return dense()\n",
+        "plot.py": "import numpy as np\nfrom data import load\nprint(np.array(load()))\n",
+        "infer.py": "import torch\nimport numpy as np\nfrom nets import build\n"
+                    "print(np.array(build()(torch.ones(2))))\n",
+    })
+    parsed = []
+    real = analysis_module.tree_of
+    monkeypatch.setattr(analysis_module, "tree_of", lambda path, text: parsed.append(path) or real(path, text))
+    for name in ("plot.py", "infer.py"):
+        analyze_path(f"{root}/{name}")
+    assert [p.rsplit("/", 1)[1] for p in parsed] == ["infer.py"]
+    assert [f.code for f in analyze_path(f"{root}/infer.py").findings] == ["GG107"]
+    run = subprocess.run([sys.executable, "infer.py"], cwd=root, capture_output=True, text=True)
+    assert run.returncode != 0 and "requires grad" in run.stderr
+    run = subprocess.run([sys.executable, "plot.py"], cwd=root, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr

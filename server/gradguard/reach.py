@@ -269,6 +269,10 @@ def identifiers(text: str, pattern: re.Pattern = _IDENT) -> set:
     return words
 
 
+def _of_nn(dotted: str) -> bool:
+    return dotted == "torch.nn" or dotted.startswith("torch.nn.")
+
+
 def _names_nn(text: str) -> bool:
     """Whether ``nn`` is a word of the text (``torch.nn``, ``from torch import nn``)."""
     return any(m.start() == 0 or not (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_")
@@ -280,7 +284,7 @@ class Outline:
     defines at the top level, and where each imported name comes from."""
 
     __slots__ = ("path", "frees", "defined", "imports", "modules", "stars", "text", "_spans", "_uses", "_run",
-                 "_assigned")
+                 "_assigned", "_torch_names")
 
     def __init__(self, path: str, text: str):
         self.path = path
@@ -308,9 +312,15 @@ class Outline:
         self.imports: dict[str, tuple[str, int, Optional[str]]] = {}  # local name -> (module, level, name)
         self.modules: dict[str, tuple[str, bool]] = {}  # ``import a.b [as c]``: bound name -> (dotted, aliased)
         self.stars: list[tuple[str, int]] = []
+        # names bound to ``torch.nn`` or its members other than by the word ``nn`` (``from
+        # torch.nn import Linear``, ``import torch.nn as tnn``); "*" for ``from torch.nn import *``
+        self._torch_names: set = set()
         for m in _line_matches(_FROM, _FROM_WORD, text):
             dots, base, names = m.groups()
+            of_nn = not dots and _of_nn(base)
             for name, asname in _ALIAS.findall(names):
+                if of_nn or (not dots and base == "torch" and name == "nn"):
+                    self._torch_names.add(asname or name)
                 if name == "*":
                     self.stars.append((base, len(dots)))
                 elif "." not in name:
@@ -321,10 +331,12 @@ class Outline:
                 if name != "*" and name != "torch" and not name.startswith("torch."):
                     self.modules[asname or name.split(".")[0]] = (name if asname else name.split(".")[0],
                                                                   bool(asname))
+                elif asname and _of_nn(name):
+                    self._torch_names.add(asname)
 
-    def uses(self, name: str) -> Optional[tuple[bool, set]]:
-        """For a name bound at the top level: whether the statements binding it call a
-        backward, and the module's names (imported or defined) they mention. None for others."""
+    def uses(self, name: str) -> Optional[tuple[bool, set, set, bool]]:
+        """For a name bound at the top level, what the statements binding it call, mention and
+        make (``mentions``). None for others."""
         if name not in self._spans:
             return None
         if name not in self._uses:
@@ -332,7 +344,7 @@ class Outline:
             self._uses[name] = self.mentions(chunk, identifiers(chunk), name)
         return self._uses[name]
 
-    def executed(self) -> tuple[bool, set, set]:
+    def executed(self) -> tuple[bool, set, set, bool]:
         """What the top-level statements that run (not ``def``, ``class`` or imports) call and name."""
         if "" not in self._uses:
             chunk = _run_only(_unstring("\n".join(self.text[start:end] for start, end in self._run)))
@@ -341,7 +353,7 @@ class Outline:
             self._uses[""] = self.mentions(chunk, identifiers(chunk) - self._assigned)
         return self._uses[""]
 
-    def whole(self) -> tuple[bool, set, set]:
+    def whole(self) -> tuple[bool, set, set, bool]:
         if "*" not in self._uses:
             # every name the module imports or defines is a word of its text (the statement
             # binding it), unless the scan took a non-identifier for one (``import 3d``)
@@ -349,10 +361,12 @@ class Outline:
             self._uses["*"] = self.mentions(self.text, names | self._spans.keys())
         return self._uses["*"]
 
-    def mentions(self, chunk: str, idents: set, own: Optional[str] = None) -> tuple[bool, set, set]:
+    def mentions(self, chunk: str, idents: set, own: Optional[str] = None) -> tuple[bool, set, set, bool]:
         """Whether a piece of this module (whose words are ``idents``) calls a backward, the
-        imported or defined names it mentions, and the attribute chains it reads off whole
-        imported modules (``tg.nn.GCN``)."""
+        imported or defined names it mentions, the attribute chains it reads off whole
+        imported modules (``tg.nn.GCN``), and whether it can make a tensor that requires grad
+        itself (it names ``requires_grad``, ``nn``, or something of ``torch.nn`` bound another
+        way: its layers and parameters are where the analysis finds such tensors)."""
         names = idents & (self.imports.keys() | self._spans.keys())
         names.discard(own)
         chains = set()
@@ -361,26 +375,33 @@ class Outline:
             for m in re.finditer(rf"{re.escape(bound)}((?:\s*\.\s*\w+)+)", chunk):
                 if m.start() == 0 or not (chunk[m.start() - 1].isalnum() or chunk[m.start() - 1] in "_."):
                     chains.add((bound, tuple(part.strip() for part in m.group(1).split(".")[1:])))
-        return calls_backward(chunk), names, chains
+        grad = "requires_grad" in chunk or _names_nn(chunk) or "*" in self._torch_names \
+            or not idents.isdisjoint(self._torch_names)
+        return calls_backward(chunk), names, chains, grad
 
 
 class Reach:
     """Answers "can this module, or this name of it, reach a backward?" for one project,
-    remembering outlines and answers (an import cycle is answered "no" while in progress)."""
+    remembering outlines and answers (an import cycle is answered "no" while in progress).
+    Asked ``wants="grad"``, the same of "make a tensor that requires grad"."""
 
-    def __init__(self, project, main_path: str, main_text: str):
+    FLAGS = {"frees": 0, "grad": 3}  # which flag of ``Outline.mentions`` a question follows
+
+    def __init__(self, project, main_path: str, main_text: str, wants: str = "frees",
+                 outlines: Optional[dict] = None):
         self.project = project
+        self._flag = self.FLAGS[wants]
         # the file's outline as last read from disk, when the analysed text is that
         hit = _OUTLINES.get(main_path)
         on_disk = hit is not None and hit[1] is not None and hit[1].text == main_text
-        self.outlines: dict[str, Optional[Outline]] = {
+        self.outlines: dict[str, Optional[Outline]] = outlines if outlines is not None else {
             main_path: hit[1] if on_disk else Outline(main_path, main_text)}
         self.main = main_path
         # Answers about files as they are on disk hold across analyses until a file changes
         # (``_outline`` forgets them then); unsaved buffers get answers of their own.
         shared = not project.overlay
-        self._names: dict = _ANSWERS.setdefault((project.root, "names"), {}) if shared else {}
-        self._modules: dict = _ANSWERS.setdefault((project.root, "modules"), {}) if shared else {}
+        self._names: dict = _ANSWERS.setdefault((project.root, "names", wants), {}) if shared else {}
+        self._modules: dict = _ANSWERS.setdefault((project.root, "modules", wants), {}) if shared else {}
         if not on_disk:
             self._names.pop(main_path, None)
             self._modules.pop(main_path, None)
@@ -418,19 +439,19 @@ class Reach:
 
     def may_hold_grad(self, path: str) -> bool:
         """Whether this module's code can see a tensor that requires grad: it makes one (it names
-        torch, and ``torch.nn``, whose layers and parameters do, or ``requires_grad``), or imports
-        one of the project's modules (which may hand it one). A trigger's finding (such a tensor
-        turned into NumPy, added up, made a leaf) needs one; a module of plain NumPy, data or
-        inference code that matches a trigger by its words is left alone. (What a third-party
-        library returns is unknown to the analysis either way.)"""
+        torch, and ``torch.nn``, whose layers and parameters do, or ``requires_grad``), or a name
+        it uses from the project's modules can (followed to its definition and what that names,
+        as ``runs`` follows backwards). A trigger's finding (such a tensor turned into NumPy,
+        added up, made a leaf) needs one; a module of plain NumPy, data or inference code that
+        matches a trigger by its words is left alone. (What a third-party library returns is
+        unknown to the analysis either way.)"""
         out = self.outline(path)
         if out is None:
             return False
         if "torch" in out.text and ("requires_grad" in out.text or _names_nn(out.text)):
             return True
-        return any(self._find(base, level, path) for base, level, _ in out.imports.values()) \
-            or any(self._find(dotted, 0, path) for dotted, _ in out.modules.values()) \
-            or any(self._find(base, level, path) for base, level in out.stars)
+        # the project's names it uses, followed to where they are made
+        return Reach(self.project, path, out.text, "grad", self.outlines).module(path)
 
     def _module(self, path: str) -> bool:
         out = self.outline(path)
@@ -476,8 +497,8 @@ class Reach:
         return found
 
     def _follows(self, out: Outline, uses, imported_only: bool = False) -> bool:
-        frees, names, chains = uses
-        return frees or any(self._imported(out, out.imports[n]) if n in out.imports else self.name(out.path, n)
+        _, names, chains = uses[:3]
+        return uses[self._flag] or any(self._imported(out, out.imports[n]) if n in out.imports else self.name(out.path, n)
                             for n in names if not imported_only or n in out.imports) \
             or any(self._chain(out, bound, attrs) for bound, attrs in chains)
 
