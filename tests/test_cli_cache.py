@@ -153,3 +153,16 @@ def test_jobs_give_the_same_results(project):
     assert one.returncode == two.returncode == 1
     assert json.loads(one.stdout) == json.loads(two.stdout)
     assert {f["path"] for f in json.loads(two.stdout)} == {"bug.py", "main.py"}
+
+
+@pytest.mark.parametrize("files, jobs", [(3_400, 2), (3_400, 16), (20, 2), (3, 8), (1, 1)])
+def test_workers_get_runs_of_neighbouring_files(files, jobs):
+    """Every file once, in order, in runs of at most ``MAX_BATCH``, and at least two runs a
+    worker when there are files enough."""
+    from gradguard import cli
+
+    todo = [(f"p/{i:05}.py", None) for i in range(files)]
+    runs = cli.batches(todo, jobs)
+    assert [item for run in runs for item in run] == todo
+    assert max(map(len, runs)) <= cli.MAX_BATCH
+    assert len(runs) >= min(files, jobs * cli.BATCHES_PER_JOB)
