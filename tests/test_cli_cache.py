@@ -166,3 +166,29 @@ def test_workers_get_runs_of_neighbouring_files(files, jobs):
     assert [item for run in runs for item in run] == todo
     assert max(map(len, runs)) <= cli.MAX_BATCH
     assert len(runs) >= min(files, jobs * cli.BATCHES_PER_JOB)
+
+
+def test_a_settled_file_is_not_read_again_while_its_stat_holds(project, analysed, monkeypatch):
+    """A file last changed two seconds or more before it was hashed keeps its stat in the
+    entry: the next run takes its hash from there. A change of the same size is still seen
+    (its times move), and a file changed just before the run is read every time."""
+    from gradguard import cache as cache_module
+
+    old = 1_600_000_000
+    for name in ("bug.py", "ok.py", "main.py", "helper.py"):
+        os.utime(project / name, (old, old))
+    read = []
+    real = cache_module.file_hash
+    monkeypatch.setattr(cache_module, "file_hash", lambda path, limit=None: read.append(os.path.basename(path))
+                        or real(path, limit))
+    check(project)
+    assert sorted(set(read)) == ["bug.py", "helper.py", "main.py", "ok.py"]
+    read.clear()
+    analysed.clear()
+    assert check(project) == 1 and read == [] and analysed == []
+    (project / "helper.py").write_text(HELPER_NOGRAD.replace("ones", "zero"), encoding="utf-8")  # same size
+    check(project)
+    assert read == ["helper.py"] and sorted(analysed) == ["helper.py", "main.py"]
+    read.clear()
+    check(project)
+    assert read == ["helper.py"]  # changed a moment ago: its stat is not trusted yet

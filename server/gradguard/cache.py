@@ -7,7 +7,10 @@ applied afterwards and so need not invalidate it) or its read/parse error.  It i
 - every project module the result depended on (``Analysis.dependencies``) hashes the same,
 - GradGuard's version and the analysis settings are the same (they name the cache's folder).
 
-A hit costs reading and hashing; nothing is parsed.  The entries of a project are one JSON file,
+A hit costs reading and hashing; nothing is parsed.  A file is not even read again while its
+``stat`` (modification and change times, size, inode) is the one its entry recorded, as git's
+index does: a stat is recorded only for a file last modified two seconds or more before it was
+hashed, so a change within the clock's tick after the hash cannot hide.  The entries of a project are one JSON file,
 read once and written once at the end of a run (merged with what another run wrote meanwhile),
 atomically: a crashed or concurrent run leaves whole entries, old or new.  (A file per entry cost
 a cold run over the real-code corpus 2-3 CPU-s of system time for its 3,400 small files.)
@@ -18,12 +21,16 @@ import hashlib
 import json
 import os
 import sys
+import time
 from typing import Optional
 
 from . import __version__
 from .findings import Finding, Fix, Location, Related
+from .sources import MAX_BYTES
 
 DIRNAME = ".gradguard_cache"
+# A stat is trusted only for a file this much older than the hash of it (see above).
+SETTLED_NS = 2_000_000_000
 
 
 def content_hash(data: bytes) -> str:
@@ -82,20 +89,39 @@ class Cache:
         self.directory = os.path.join(self.top, f"{__version__}-{fingerprint}")
         self.file = os.path.join(self.directory, "entries.json")
         self._hashes: dict[str, Optional[str]] = {}
+        self._stats: dict[str, tuple] = {}  # absolute path -> (stat, the hash it was read with)
         self._entries: Optional[dict] = None  # absolute path -> entry, as read
         self._new: dict = {}  # the entries this run stored, not yet saved
         self.hits = self.misses = 0
 
     def hash_of(self, path: str) -> Optional[str]:
-        """The content hash of a dependency, once per run."""
+        """The content hash of a file (analysed, or a dependency), once per run; None when it is
+        unreadable or too large."""
         known = self._hashes.get(path, _UNSEEN)
         if known is _UNSEEN:  # (dependencies are absolute paths: most are asked as they were stored)
             key = os.path.abspath(path)
             known = self._hashes.get(key, _UNSEEN)
             if known is _UNSEEN:
-                known = self._hashes[key] = file_hash(key)
+                known = self._hashes[key] = self._hash(key)
             self._hashes[path] = known
         return known
+
+    def _hash(self, path: str) -> Optional[str]:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        stat = [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino]
+        if self._entries is None:
+            self._entries = self._read()
+        entry = self._entries.get(path)
+        if type(entry) is dict and entry.get("stat") == stat and type(entry.get("content")) is str:
+            self._stats[path] = (stat, entry["content"])  # (kept if its entry is stored anew)
+            return entry["content"]
+        digest = file_hash(path, MAX_BYTES)  # (a larger file is refused by the analysis)
+        if digest is not None and time.time_ns() - info.st_mtime_ns >= SETTLED_NS:
+            self._stats[path] = (stat, digest)
+        return digest
 
     def _read(self) -> dict:
         """The saved entries (none if the file is missing or damaged)."""
@@ -122,6 +148,9 @@ class Cache:
 
     def store(self, path: str, digest: str, *, findings=None, dependencies=(), error: Optional[str] = None) -> None:
         entry: dict = {"content": digest}
+        known = self._stats.get(os.path.abspath(path))
+        if known is not None and known[1] == digest:  # (not after ``--fix`` rewrote it)
+            entry["stat"] = known[0]
         if error is not None:
             entry["error"] = error
         else:

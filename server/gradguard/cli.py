@@ -26,7 +26,6 @@ from .findings import Finding
 from .output import FORMATS, Report, display_path, statistics
 from .resolve import hold_stamps
 from .selection import Layer, SelectionError, parse_selectors
-from .sources import MAX_BYTES
 
 PROGRESS_AFTER = 2.0  # seconds before a terminal run starts showing progress
 PROGRESS_EVERY = 0.2
@@ -98,7 +97,7 @@ def analyse_all(files: list[str], jobs: int, cache: Optional[Cache], progress: _
     todo: list[tuple[str, Optional[str]]] = []
     for path in files:
         # an over-size file is not hashed whole: the analysis refuses it with a message
-        digest = file_hash(path, MAX_BYTES) if cache is not None else None
+        digest = cache.hash_of(path) if cache is not None else None
         entry = cache.lookup(path, digest) if digest is not None else None
         try:
             if entry is not None and "error" in entry:
