@@ -139,3 +139,11 @@ def test_written_attributes_skip_the_bodies_not_parsed():
     assert written_attributes(tree, code, unparsed) == frozenset()
     assert [fn.name for fn in unparsed] == ["step"]  # __init__'s writes never count
     assert written_attributes(ast.Module(body=unparsed, type_ignores=[]), code) == {"b"}
+
+
+def test_a_line_too_long_in_a_body_left_out_is_refused_as_anywhere():
+    from gradguard.sources import MAX_LINE_CHARS
+
+    code = "def f():\n" + FILL + "    x = [" + "1, " * (MAX_LINE_CHARS // 3) + "]\n"
+    with pytest.raises(SourceError, match="a line of"):
+        parse_lazily(code, "t.py")

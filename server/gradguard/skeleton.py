@@ -23,7 +23,7 @@ import warnings
 import weakref
 from typing import Optional
 
-from .sources import SourceError, parse
+from .sources import SourceError, check_limits, parse
 
 # A body shorter than this stays in the skeleton: parsing it apart would cost more than it saves.
 MIN_LAZY_CHARS = 200
@@ -164,6 +164,7 @@ def parse_lazily(text: str, path: str) -> ast.Module:
     Raises :class:`SourceError` for what the skeleton shows to be invalid."""
     if "def" not in text or len(text) < MIN_LAZY_CHARS or path in WHOLE:
         return parse(text, path)
+    check_limits(text, path)  # (a body left out of the skeleton is checked too)
     skeleton = _Skeleton(text, path)
     lazies = _find(text, skeleton)
     skipped: set = set()

@@ -111,11 +111,16 @@ def read_notebook(path: str) -> list[Cell]:
         raise SourceError(f"{path}: not a Jupyter notebook (no list of cells)") from None
 
 
-def parse(text: str, path: str) -> ast.Module:
+def check_limits(text: str, path: str) -> None:
+    """Raises :class:`SourceError` for a text too large, or with a line too long, to analyse."""
     if len(text) > MAX_BYTES:
         raise SourceError(f"{path}: {len(text):,} characters is over the {MAX_BYTES:,} limit")
     if len(text) > MAX_LINE_CHARS:
         _check_line_lengths(text, path)
+
+
+def parse(text: str, path: str) -> ast.Module:
+    check_limits(text, path)
     try:
         with warnings.catch_warnings():  # "is not callable; perhaps you missed a comma?", "\d"
             warnings.simplefilter("ignore", SyntaxWarning)
