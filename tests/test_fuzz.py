@@ -36,3 +36,32 @@ def test_mutated_fixtures(directory, name, text):
 def test_generated_programs(directory, source):
     verdict = judge("generated", source, directory, LIMIT)
     assert verdict.outcome in ("ok", "refused"), (verdict, source[:2000])
+
+
+def test_bodies_parsed_apart_find_the_same_in_mutated_fixtures(directory, monkeypatch):
+    """Mutated fixtures (lines deleted, swapped, re-indented, nested deep) analysed with every
+    function body left out until read, and whole: the same findings wherever both analyse. The
+    lazy parse may accept what the whole one refuses (a syntax error in a body never read),
+    never the other way round."""
+    import os
+
+    from gradguard import resolve, skeleton
+    from gradguard.analysis import analyze_source
+    from gradguard.sources import SourceError
+
+    def findings(text: str, min_chars: int):
+        monkeypatch.setattr(skeleton, "MIN_LAZY_CHARS", min_chars)
+        resolve.clear_caches()
+        try:
+            return analyze_source(text, os.path.join(directory, "mutant.py"), directory).findings
+        except SourceError:
+            return None
+
+    compared = 0
+    for name, text in mutants(150, seed=2):
+        whole, lazy = findings(text, 10 ** 9), findings(text, 0)
+        assert lazy is not None or whole is None, name
+        if whole is not None:
+            assert lazy == whole, name
+            compared += 1
+    assert compared > 50
