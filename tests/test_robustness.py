@@ -489,6 +489,17 @@ DEEP_CASES = {
                     "\nb.sum().backward()\nb.sum().backward()\n",
     "attribute_chain_2500": "import torch\na = torch.ones(2, requires_grad=True)\nb = (a * 2" + "\n.T" * 2500 + ")"
                             "\nb.sum().backward()\nb.sum().backward()\n",
+    # values nested one statement at a time: no expression is deep, the value is
+    "tuple_values_3000": "import torch\na = torch.ones(2, requires_grad=True)\nx = (a,)\n" + "x = (x, a)\n" * 3000
+                         + "y = x[1] * 2\ny.sum().backward()\ny.sum().backward()\n",
+    "zip_values_3000": "import torch\na = torch.ones(2, requires_grad=True)\nit = [a]\n" + "it = zip(it, [a])\n" * 3000
+                       + "for v in it:\n    print(v)\n(a * a).sum().backward()\n",
+    "enumerate_values_3000": "import torch\na = torch.ones(2, requires_grad=True)\nit = [a]\n"
+                             + "it = enumerate(it)\n" * 3000 + "for v in it:\n    print(v)\n(a * a).sum().backward()\n",
+    "generator_values_3000": "import torch\na = torch.ones(2, requires_grad=True)\nit = [a]\n"
+                             + "it = (v * 1 for v in it)\n" * 3000 + "for v in it:\n    v.sum().backward()\n",
+    "list_of_tuples_3000": "import torch\na = torch.ones(2, requires_grad=True)\nxs = [(a,)]\n"
+                           + "xs.append((xs[0], a))\n" * 3000 + "for v in xs:\n    print(v)\n(a * a).sum().backward()\n",
 }
 
 _DEEP_DRIVER = r"""
@@ -525,7 +536,14 @@ def test_deep_nesting_is_analysed_or_refused_cleanly(case, tmp_path):
     assert proc.returncode == 0, f"crashed (rc {proc.returncode}):\n{proc.stderr[-3000:]}"
     assert "RecursionError" not in proc.stderr, proc.stderr[-3000:]
     outcome = json.loads(proc.stdout.strip().splitlines()[-1])
+    try:
+        compile(DEEP_CASES[case], src.name, "exec")
+    except (SyntaxError, RecursionError, MemoryError):
+        compiles = False
+    else:
+        compiles = True
     if outcome["outcome"] == "source_error":
+        assert not compiles, f"CPython compiles it, GradGuard refused it: {outcome['message']}"
         assert outcome["message"].strip()
     else:
         assert isinstance(outcome["findings"], list)

@@ -49,7 +49,12 @@ CONTEXT_DEPTH = 2
 FILE_BUDGET = 10_000
 CALL_BUDGET = 1_000
 CANCEL_EVERY = 256  # steps between two looks at the cancel callback (some 2 ms)
-MAX_NESTING = 1_000  # expressions evaluated one inside another, in the compiled build (``ev``)
+# Evaluations one inside another (``ev``, ``exec``, ``iter_elem``): past this, an expression's
+# value is unknown and a statement abandons its call, as over budget. Counted, in both builds
+# alike: compiled calls use the C stack, which Python's recursion limit does not guard, and a
+# bound well under that limit keeps the pure build from ever meeting it (a unit is at most a
+# few Python frames).
+MAX_NESTING = 200
 _nesting_left = MAX_NESTING  # a C int in the compiled build (engine.pxd)
 
 try:
@@ -215,8 +220,9 @@ class Engine(TorchModel, Autograd):
         return st
 
     def exec(self, node: ast.stmt, st: State) -> Optional[State]:
+        global _nesting_left
         self.executed += 1
-        if self.executed > self.limit:
+        if self.executed > self.limit or _nesting_left == 0:
             raise OverBudget
         if self.executed >= self.next_look:
             self.next_look = self.executed + CANCEL_EVERY
@@ -224,7 +230,11 @@ class Engine(TorchModel, Autograd):
                 raise Cancelled
         prev, self.stmt = self.stmt, node
         handler = _STATEMENTS.get(type(node))
-        out = handler(self, node, st) if handler is not None else st
+        _nesting_left -= 1
+        try:
+            out = handler(self, node, st) if handler is not None else st
+        finally:
+            _nesting_left += 1
         self.stmt = prev
         if self.killed:
             self.killed = False
@@ -769,23 +779,19 @@ class Engine(TorchModel, Autograd):
         return [UNKNOWN] * n
 
     # ----------------------------------------------------------------- expressions
-    if not COMPILED:
-        def ev(self, node, st: State) -> Val:
+    def ev(self, node, st: State) -> Val:
+        """Evaluations nest (an expression in an expression, a statement in a block, a step of
+        an iterator in another's) up to ``MAX_NESTING``; deeper, the value is unknown."""
+        global _nesting_left
+        if _nesting_left == 0:
+            self.truncated.append((node, self.frame.module.path))
+            return UNKNOWN
+        _nesting_left -= 1
+        try:
             handler = _EXPRESSIONS.get(type(node))
             return handler(self, node, st) if handler is not None else self.ev_children(node, st)
-    else:
-        def ev(self, node, st: State) -> Val:
-            """Compiled calls use the C stack and Python's recursion limit does not count them:
-            the nesting is counted here, and too deep raises RecursionError as Python would."""
-            global _nesting_left
-            if _nesting_left == 0:
-                raise RecursionError("expressions nested too deeply")
-            _nesting_left -= 1
-            try:
-                handler = _EXPRESSIONS.get(type(node))
-                return handler(self, node, st) if handler is not None else self.ev_children(node, st)
-            finally:
-                _nesting_left += 1
+        finally:
+            _nesting_left += 1
 
     def ev_children(self, node, st) -> Val:
         for child in ast.iter_child_nodes(node):
@@ -966,7 +972,7 @@ class Engine(TorchModel, Autograd):
     def comprehension(self, node, st, elts):
         self.created.append(set())
         try:
-            return self._comprehension(node, st, elts)
+            return self._comprehension(node, st, elts, self.ev(node.generators[0].iter, st))
         finally:
             created = self.created.pop()
             self.summaries |= created
@@ -998,12 +1004,14 @@ class Engine(TorchModel, Autograd):
             return v.like(self.keyed(x, key, st) for x in v.items)
         return v
 
-    def _comprehension(self, node, st, elts):
+    def _comprehension(self, node, st, elts, outer: Val):
+        """One step of a comprehension whose outermost iterable was ``outer`` (Python evaluates
+        it in the enclosing scope when the comprehension is made, and only it)."""
         inner = st.copy()
         if inner.locals is None:
             inner.locals = {}
-        for gen in node.generators:
-            iterable = self.ev(gen.iter, inner)
+        for i, gen in enumerate(node.generators):
+            iterable = outer if i == 0 else self.ev(gen.iter, inner)
             self.assign(gen.target, self.iter_elem(iterable, inner, gen.iter), inner)
             for cond in gen.ifs:
                 self.ev(cond, inner)
@@ -1023,8 +1031,10 @@ class Engine(TorchModel, Autograd):
 
     def e_GeneratorExp(self, node, st):
         # lazy, as Python's: each step computes its element then, so a loop over it (or over a
-        # zip of it) builds a fresh graph every iteration
-        return Iter(wrap=("genexp", node))
+        # zip of it) builds a fresh graph every iteration. Its outermost iterable is evaluated
+        # now, as Python does: ``ps = tuple(p for p in ps if ...)`` walks the old ``ps``, not
+        # the generator itself (read lazily, that was a generator iterating itself, forever).
+        return Iter(wrap=("genexp", node, self.ev(node.generators[0].iter, st)))
 
     def e_DictComp(self, node, st):
         key, value = self.comprehension(node, st, [node.key, node.value])
@@ -1438,7 +1448,9 @@ class Engine(TorchModel, Autograd):
             if name == "tuple" and type(v) is Tup:
                 return v
             if type(v) in (Box, Iter, Tup, Obj, Tensor):
-                if name in ("list", "sorted", "set"):
+                if name in ("list", "sorted", "set") or (name == "tuple" and type(v) is Iter):
+                    # made now, once: ``tuple(f(p) for p in ps)`` holds one graph per element
+                    # (iterated lazily, each walk would build them afresh)
                     box = Box((node, self.frame.ctx), "list")
                     st.own_heap()[(box.oid, "*")] = self.iter_elem(v, st, node)
                     return box
@@ -1566,6 +1578,16 @@ class Engine(TorchModel, Autograd):
     def iter_elem(self, v: Val, st: State, site, first=None) -> Val:
         """What one step of iterating ``v`` yields; ``first`` tells a loop's first step from
         later ones (None outside loops), which makes ``range`` counters comparable."""
+        global _nesting_left
+        if _nesting_left == 0:
+            return UNKNOWN
+        _nesting_left -= 1
+        try:
+            return self._iter_elem(v, st, site, first)
+        finally:
+            _nesting_left += 1
+
+    def _iter_elem(self, v: Val, st: State, site, first) -> Val:
         t = type(v)
         if t is Iter:
             if v.gen is not None:
@@ -1574,7 +1596,7 @@ class Engine(TorchModel, Autograd):
             if v.wrap is not None:
                 kind = v.wrap[0]
                 if kind == "genexp":
-                    return self._comprehension(v.wrap[1], st, [v.wrap[1].elt])[0]
+                    return self._comprehension(v.wrap[1], st, [v.wrap[1].elt], v.wrap[2])[0]
                 if kind == "view":
                     elem = self._weak(st.heap.get((v.wrap[1].oid, "*"), UNKNOWN))
                     return Tup((UNKNOWN, elem)) if v.wrap[2] == "items" else elem

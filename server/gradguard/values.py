@@ -322,14 +322,48 @@ class Optim(Val):
         return 1
 
 
+# Tuples and iterators hold values, which a program can nest without end (``x = (x, a)`` on
+# 3,000 lines, ``it = zip(it, ys)`` in a loop), and every walk over them (join, equality,
+# ageing) recurses as deep. Each knows its depth; what would lie deeper than this is unknown
+# (widened where it is made; unknown never supports an error).
+MAX_VALUE_DEPTH = 24
+
+
+def _depth(x) -> int:
+    t = type(x)
+    return x.depth if t is Tup or t is Iter else 0
+
+
+def _part_depth(part) -> int:
+    """Of a part of an iterator's ``wrap``: a value, a tuple of values, or anything else."""
+    if type(part) is tuple:
+        return max(map(_depth, part), default=0)
+    return _depth(part)
+
+
+def _capped(x):
+    return UNKNOWN if _depth(x) >= MAX_VALUE_DEPTH - 1 else x
+
+
+def _capped_part(part):
+    return tuple(map(_capped, part)) if type(part) is tuple else _capped(part)
+
+
 class Tup(Val):
     """A tuple with known elements (a named tuple's have names too)."""
 
-    __slots__ = ("items", "names")
+    __slots__ = ("items", "names", "depth")
 
     def __init__(self, items, names: Optional[tuple] = None):
-        self.items = tuple(items)
-        self.names = names
+        items = tuple(items)
+        depth = 0
+        for x in items:
+            t = type(x)
+            if (t is Tup or t is Iter) and x.depth > depth:
+                depth = x.depth
+        if depth >= MAX_VALUE_DEPTH:
+            items, depth = tuple(_capped(x) for x in items), MAX_VALUE_DEPTH - 1
+        self.items, self.names, self.depth = items, names, depth + 1
 
     def like(self, items) -> "Tup":
         """A tuple of the same kind with other items."""
@@ -363,10 +397,22 @@ class Iter(Val):
     ``gen`` is a pending generator call, re-run at every step so that what it builds is fresh.
     """
 
-    __slots__ = ("elem", "gen", "wrap")
+    __slots__ = ("elem", "gen", "wrap", "depth")
 
     def __init__(self, elem=UNKNOWN, gen=None, wrap=None):
-        self.elem, self.gen, self.wrap = elem, gen, wrap
+        depth = _depth(elem)
+        if gen is not None:
+            depth = max(depth, max(map(_depth, gen[1]), default=0), max((_depth(x) for _, x in gen[2]), default=0))
+        if wrap is not None:
+            depth = max(depth, max(map(_part_depth, wrap[1:]), default=0))
+        if depth >= MAX_VALUE_DEPTH:
+            elem = _capped(elem)
+            if gen is not None:
+                gen = (gen[0], tuple(map(_capped, gen[1])), tuple((k, _capped(x)) for k, x in gen[2])) + gen[3:]
+            if wrap is not None:
+                wrap = (wrap[0],) + tuple(_capped_part(x) for x in wrap[1:])
+            depth = MAX_VALUE_DEPTH - 1
+        self.elem, self.gen, self.wrap, self.depth = elem, gen, wrap, depth + 1
 
     def __eq__(self, other):
         return type(other) is Iter and other.elem == self.elem and other.gen == self.gen and other.wrap == self.wrap
