@@ -1,10 +1,11 @@
 """Rebuilds the real-code benchmark corpus from the pinned list in ``repos.txt``.
 
-    python bench/real/corpus.py [--dest DIR] [--mirror DIR]
+    python bench/real/corpus.py [--dest DIR] [--mirror DIR] [--list FILE]
 
 Each repository is checked out at its pinned commit into ``DIR/owner+name/`` (default
-``bench/real/.corpus/``, ignored by git). Only the code is kept: ``.py`` and ``.ipynb`` files.
-With ``--mirror DIR``, a repository found as a bare clone at ``DIR/owner+name/repo`` (or
+``bench/real/.corpus/``, ignored by git). ``--list`` names another pinned list
+(``robust_repos.txt``, the robustness bench's new code, goes to ``bench/real/.corpus-new/``).
+Only the code is kept: ``.py`` and ``.ipynb`` files. With ``--mirror DIR``, a repository found as a bare clone at ``DIR/owner+name/repo`` (or
 ``.../repo/.git``) is taken from there; otherwise it is fetched with git from GitHub.
 A repository already present at the right commit is left as it is.
 """
@@ -21,7 +22,10 @@ DEFAULT_DEST = os.path.join(HERE, ".corpus")
 KEEP = (".py", ".ipynb")
 
 
-def pinned(path: str = os.path.join(HERE, "repos.txt")) -> list[tuple[str, str, str]]:
+DEFAULT_LIST = os.path.join(HERE, "repos.txt")
+
+
+def pinned(path: str = DEFAULT_LIST) -> list[tuple[str, str, str]]:
     """(owner/name, commit, kind) for every line of the list."""
     out = []
     with open(path, encoding="utf-8") as f:
@@ -61,8 +65,11 @@ def _extract(git_dir: str, commit: str, target: str) -> int:
         mode, kind, blob = meta.split()
         if kind != "blob" or mode == "120000" or not name.endswith(KEEP):
             continue
-        data = subprocess.run(["git", "--git-dir", git_dir, "cat-file", "blob", blob],
-                              check=True, capture_output=True).stdout
+        read = subprocess.run(["git", "--git-dir", git_dir, "cat-file", "blob", blob], capture_output=True)
+        if read.returncode:  # a snapshot may leave out its largest files: said, not fatal
+            print(f"  {name}: absent from {git_dir}", file=sys.stderr)
+            continue
+        data = read.stdout
         path = os.path.join(target, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
@@ -71,10 +78,10 @@ def _extract(git_dir: str, commit: str, target: str) -> int:
     return count
 
 
-def build(dest: str = DEFAULT_DEST, mirror: str | None = None, log=sys.stderr) -> str:
+def build(dest: str = DEFAULT_DEST, mirror: str | None = None, log=sys.stderr, listing: str = DEFAULT_LIST) -> str:
     os.makedirs(dest, exist_ok=True)
     scratch = os.path.join(dest, ".git-scratch")
-    for repo, commit, _kind in pinned():
+    for repo, commit, _kind in pinned(listing):
         target = os.path.join(dest, repo.replace("/", "+"))
         stamp = os.path.join(target, ".commit")
         if os.path.exists(stamp) and open(stamp).read().strip() == commit:
@@ -95,8 +102,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dest", default=DEFAULT_DEST)
     parser.add_argument("--mirror", help="a folder of bare clones named owner+name/repo")
+    parser.add_argument("--list", default=DEFAULT_LIST, help="the pinned list (default: repos.txt)")
     args = parser.parse_args(argv)
-    build(args.dest, args.mirror)
+    build(args.dest, args.mirror, listing=args.list)
     return 0
 
 
