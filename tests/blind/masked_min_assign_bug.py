@@ -15,4 +15,4 @@ bb = b + 1
 bb[a != 0] = torch.min(bb[a != 0], c[a != 0])
 
 d = torch.sum(bb)
-d.backward()  # expect: GG103
+d.backward()
