@@ -1,0 +1,825 @@
+"""Generates the torch facts GradGuard reads (``aten.json`` and ``api.json`` here) from torch itself.
+
+    .venv/bin/python -m gradguard.torchdata.generate
+
+* ``aten.json``, per ATen operator, from the files torchgen ships in the torch wheel:
+  ``derivatives.yaml`` (which inputs and outputs each backward formula uses, that is saves, and
+  for the gradient of which inputs, so under which condition; which outputs are differentiable)
+  and ``native_functions.yaml`` (``Tensor(a!)``: writes its argument, in place or ``out=``;
+  ``Tensor(a)``: returns a view of it).
+* ``api.json``, per name of the Python API GradGuard follows (``torch.*``, ``Tensor`` methods,
+  operators, attributes, indexing, ``nn`` layers), from *running* it on small tensors that require
+  grad: its ``grad_fn`` and each new node's ``_saved_*`` tensors, whether a second backward raises
+  (saved tensors are freed by the first), which of its operands and outputs written in place make
+  the backward raise (what it keeps, and when), whether its result is a view of an input (a shared
+  version counter), which outputs require grad, and what ``inplace=True`` layers write.
+
+This module imports torch; the analyser never imports it (it reads the JSON files).
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import operator
+import os
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = Path(__file__).resolve().parent
+IN_PLACE_ERROR = "modified by an inplace operation"
+SECOND_TIME = "backward through the graph a second time"
+
+
+# ----------------------------------------------------------------------------- ATen operators
+
+def aten_facts() -> dict:
+    """Per ATen operator (``mul.Tensor``): its backward node, the tensors it saves (name -> the
+    inputs whose gradient needs it: saved when one of those requires grad), its outputs (name ->
+    differentiable), the arguments it returns a view of, the arguments it writes, its kind
+    (functional, inplace, out, ...) and its in-place variant."""
+    import torchgen
+    from torchgen.api import cpp
+    from torchgen.api.autograd import is_differentiable, uses_single_grad
+    from torchgen.gen import parse_native_yaml
+    from torchgen.packaged.autograd.load_derivatives import load_derivatives
+
+    root = Path(torchgen.__file__).parent / "packaged"
+    native, tags = root / "ATen/native/native_functions.yaml", root / "ATen/native/tags.yaml"
+    functions = parse_native_yaml(str(native), str(tags)).native_functions
+    infos, _ = load_derivatives(str(root / "autograd/derivatives.yaml"), str(native), str(tags))
+    by_name = {str(f.func.name): f for f in functions}
+    inplace_of = {}
+    for f in functions:
+        name = f.func.name.name
+        if name.inplace:
+            inplace_of[f"{name.base}.{f.func.name.overload_name}".rstrip(".")] = str(f.func.name)
+    out = {}
+    for schema, per_key in infos.items():
+        info = per_key.get("Default") or next(iter(per_key.values()))
+        name = str(schema.name)
+        saved = {}
+        for derivative in info.derivatives:
+            for attr in (*derivative.saved_inputs, *derivative.saved_outputs):
+                if "Tensor" in attr.nctype.type.cpp_type():  # not sizes, scalars, dtypes
+                    saved.setdefault(attr.nctype.name, set()).update(derivative.var_names)
+        returns = list(zip(cpp.return_names(by_name[name]), schema.returns))
+        if info.output_differentiability is not None:
+            differentiable = list(info.output_differentiability)
+        else:  # as torchgen decides (gen_differentiable_outputs)
+            differentiable = [is_differentiable(n, r.type, info) for n, r in returns]
+            if uses_single_grad(info) and True in differentiable:
+                first = differentiable.index(True)
+                differentiable = [i == first for i in range(len(returns))]
+        out[name] = {"node": info.op, "saved": {k: sorted(v) for k, v in sorted(saved.items())},
+                     "outputs": {n: d for (n, _), d in zip(returns, differentiable)}}
+    for name, f in by_name.items():
+        writes = [a.name for a in f.func.arguments.flat_all if a.annotation is not None and a.annotation.is_write]
+        views = [a.name for a in f.func.arguments.flat_all if a.annotation is not None and not a.annotation.is_write]
+        if name not in out and not writes and not f.is_view_op:
+            continue
+        entry = out.setdefault(name, {"node": None, "saved": {}, "outputs": {}})
+        entry["kind"] = f.func.kind().name
+        entry["view_of"] = views if f.is_view_op else []
+        entry["writes"] = writes
+        if name in inplace_of:
+            entry["inplace"] = inplace_of[name]
+    return dict(sorted(out.items()))
+
+
+# ----------------------------------------------------------------------------- running the API
+
+class Inputs:
+    """Makes the operands of a recipe: fresh tensors that require grad (``grads[i]`` says for
+    operand ``i``), non-leaves made by ``clone()`` (which saves nothing) so they can be written in
+    place. ``made`` holds them in order."""
+
+    def __init__(self, grads=None):
+        self.grads = grads
+        self.made = []
+
+    def _wrap(self, t):
+        i = len(self.made)
+        if self.grads is None or (self.grads[i] if i < len(self.grads) else True):
+            t = t.requires_grad_().clone()
+        self.made.append(t)
+        return t
+
+    def __call__(self, *shape):
+        return self._wrap(torch.randn(*shape))
+
+    def pos(self, *shape):  # in [0.5, 1.5): log, sqrt, division
+        return self._wrap(torch.rand(*shape) + 0.5)
+
+    def prob(self, *shape):  # in [0.1, 0.9): binary cross entropy
+        return self._wrap(torch.rand(*shape) * 0.8 + 0.1)
+
+    def cplx(self, *shape):
+        return self._wrap(torch.randn(*shape, dtype=torch.cfloat))
+
+
+def c(*shape):
+    """A constant: does not require grad."""
+    return torch.randn(*shape)
+
+
+def idx(*values):
+    return torch.tensor(values)
+
+
+def tensors(out) -> list:
+    """The tensors of a result, nested tuples flattened, in order."""
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        return [t for x in out for t in tensors(x)]
+    return []
+
+
+def _loss(out):
+    t = tensors(out)[0]
+    return (t.real if t.is_complex() else t).sum()
+
+
+def _backward(out) -> str:
+    """'ok', 'in_place' (a written saved tensor), 'second_time', 'no_derivative' or 'no_graph'."""
+    if not tensors(out)[0].requires_grad:
+        return "no_graph"
+    try:
+        _loss(out).backward()
+    except RuntimeError as e:
+        for text, kind in ((IN_PLACE_ERROR, "in_place"), (SECOND_TIME, "second_time"),
+                           ("is not implemented", "no_derivative")):
+            if text in str(e):
+                return kind
+        raise
+    return "ok"
+
+
+def _new_nodes(out, operands) -> list:
+    """The backward nodes the call made: from its outputs down to its operands' nodes."""
+    stop = {t.grad_fn for t in operands if t.grad_fn is not None}
+    seen, todo, nodes = set(), [t.grad_fn for t in tensors(out) if t.grad_fn is not None], []
+    while todo:
+        node = todo.pop()
+        if node in seen or node in stop or type(node).__name__ == "AccumulateGrad":
+            continue
+        seen.add(node)
+        nodes.append(node)
+        todo.extend(n for n, _ in node.next_functions if n is not None)
+    return nodes
+
+
+def _saved_tensors(node) -> list:
+    names = []
+    for attr in dir(node):
+        if attr.startswith("_saved_"):
+            value = getattr(node, attr)
+            if isinstance(value, torch.Tensor) or (isinstance(value, (tuple, list)) and any(
+                    isinstance(v, torch.Tensor) for v in value)):
+                names.append(attr[len("_saved_"):])
+    return names
+
+
+def _write(t) -> None:
+    with torch.no_grad():  # as an optimizer step writes: the version counts all the same
+        t.add_(0)
+
+
+def _shares_version(out, operand) -> bool:
+    before = out._version
+    _write(operand)
+    return out._version != before
+
+
+KINDS = ("result", "self", "each_other")
+
+
+def _predicted(kind: str, grads: tuple) -> tuple:
+    """Which writes GradGuard expects to make the backward raise for an op of this kind (as
+    ``autograd._kept`` reads it) whose tensor operands require grad as ``grads`` says: (its output,
+    each operand)."""
+    n = len(grads)
+    if kind == "result":
+        return (True,) + (False,) * n
+    if kind == "self":
+        return (False, True) + (False,) * (n - 1)
+    if n < 2:  # each_other: nothing with a single tensor
+        return (False,) * (n + 1)
+    return (False, grads[1], grads[0]) + (False,) * (n - 2)
+
+
+def _write_pattern(run, n: int) -> dict:
+    """For each way its operands may require grad, which of (its output, each operand) written
+    in place make its backward raise. ``run(grads)`` makes fresh operands: (operands, output, layer)."""
+    def raises(grads, target):
+        operands, out, _ = run(grads)
+        victim = tensors(out)[0] if target is None else operands[target]
+        try:
+            _write(victim)
+            return _backward(out) == "in_place"
+        except RuntimeError:  # an expanded tensor cannot be written; a split's views refuse it
+            return False
+
+    combos = [(True,) * n] if n < 2 else [(True, True), (True, False), (False, True)]
+    return {grads: tuple(raises(grads, t) for t in (None, *range(n))) for grads in combos}
+
+
+def _layer_keeps(run) -> str | None:
+    """A layer with a weight: its operands are its input and its weight (``each_other``)."""
+    def raises(grad, target):
+        operands, out, layer = run((grad,))
+        _write(tensors(out)[0] if target == "out" else layer.weight if target == "weight" else operands[0])
+        return _backward(out) == "in_place"
+
+    pattern = {g: tuple(raises(g, t) for t in ("out", "input", "weight")) for g in (True, False)}
+    return "each_other" if pattern == {True: (False, True, True), False: (False, True, False)} else None
+
+
+def _keeps(patterns: list) -> str | None:
+    """The kind (``autograd._kept``) that predicts exactly which writes raise, in every form
+    (the first, canonical one keeping something)."""
+    if not any(any(got) for got in patterns[0].values()):
+        return None
+    for kind in KINDS:
+        if all(_predicted(kind, grads) == got for pattern in patterns for grads, got in pattern.items()):
+            return kind
+    return None
+
+
+def probe(call, layer=None, variants=()) -> dict:
+    """Run ``call(inputs)`` (operands all requiring grad) and record what torch did. ``layer``:
+    holds the module ``call`` built; ``variants``: other forms of the call, which what it keeps
+    must describe too."""
+    torch.manual_seed(0)
+    g = Inputs()
+    out = call(g)
+    outs = tensors(out)
+    nodes = _new_nodes(out, g.made)
+    top = outs[0].grad_fn if outs else None
+    facts = {
+        "grad_fn": type(top).__name__ if top is not None else None,
+        "saved": {type(n).__name__: sorted(_saved_tensors(n)) for n in nodes if _saved_tensors(n)},
+        "outputs_require_grad": [t.requires_grad for t in outs],
+        "identity": bool(outs) and any(outs[0] is t for t in g.made),
+        "view_of": None,
+    }
+    for i, operand in enumerate(g.made):  # a view shares its base's version counter
+        if outs and outs[0] is not operand and _shares_version(outs[0], operand):
+            facts["view_of"] = i
+            break
+    torch.manual_seed(0)
+    first = _backward(call(Inputs()))
+    facts["no_derivative"] = first == "no_derivative"
+    facts["graph"] = first != "no_graph"
+    if first == "ok":
+        torch.manual_seed(0)
+        again = call(Inputs())
+        _loss(again).backward()
+        facts["saves"] = _backward(again) == "second_time"
+    else:
+        facts["saves"] = False
+
+    def runner(build):
+        def run(grads):
+            torch.manual_seed(0)
+            made = Inputs(grads)
+            return made.made, build(made), layer.module if layer else None
+        return run
+
+    facts["keeps"] = None
+    if first == "ok" and outs[0].requires_grad:
+        if layer is not None and isinstance(getattr(layer.module, "weight", None), nn.Parameter):
+            facts["keeps"] = _layer_keeps(runner(call)) if len(g.made) == 1 else None
+        elif 0 < len(g.made) <= 2:
+            patterns = [_write_pattern(runner(call), len(g.made))]
+            for variant in variants:
+                made = Inputs()
+                variant(made)
+                patterns.append(_write_pattern(runner(variant), len(made.made)))
+            facts["keeps"] = _keeps(patterns)
+    return facts
+
+
+# ----------------------------------------------------------------------------- recipes
+# The canonical call of each name (the one GradGuard's verdict is about); ``f`` is the named
+# function, ``g`` makes operands that require grad (``c``/``idx`` make constants).
+
+FUNCTIONS = {
+    "torch.add": lambda f, g: f(g(3), g(3)),
+    "torch.sub": lambda f, g: f(g(3), g(3)),
+    "torch.subtract": lambda f, g: f(g(3), g(3)),
+    "torch.neg": lambda f, g: f(g(3)),
+    "torch.sum": lambda f, g: f(g(3, 4)),
+    "torch.cat": lambda f, g: f([g(2, 3), g(1, 3)]),
+    "torch.concat": lambda f, g: f([g(2, 3), g(1, 3)]),
+    "torch.concatenate": lambda f, g: f([g(2, 3), g(1, 3)]),
+    "torch.stack": lambda f, g: f([g(3), g(3)]),
+    "torch.flatten": lambda f, g: f(g(2, 3)),
+    "torch.reshape": lambda f, g: f(g(2, 3), (3, 2)),
+    "torch.squeeze": lambda f, g: f(g(3, 1)),
+    "torch.unsqueeze": lambda f, g: f(g(3), 0),
+    "torch.transpose": lambda f, g: f(g(2, 3), 0, 1),
+    "torch.t": lambda f, g: f(g(2, 3)),
+    "torch.clone": lambda f, g: f(g(3)),
+    "torch.chunk": lambda f, g: f(g(4), 2),
+    "torch.split": lambda f, g: f(g(4), 2),
+    "torch.narrow": lambda f, g: f(g(4), 0, 1, 2),
+    "torch.permute": lambda f, g: f(g(2, 3), (1, 0)),
+    "torch.mean": lambda f, g: f(g(3, 4)),
+    "torch.cumsum": lambda f, g: f(g(3), 0),
+    "torch.trace": lambda f, g: f(g(3, 3)),
+    "torch.diagonal": lambda f, g: f(g(3, 3)),
+    "torch.diag": lambda f, g: f(g(3, 3)),
+    "torch.triu": lambda f, g: f(g(3, 3)),
+    "torch.tril": lambda f, g: f(g(3, 3)),
+    "torch.roll": lambda f, g: f(g(4), 1),
+    "torch.flip": lambda f, g: f(g(4), (0,)),
+    "torch.movedim": lambda f, g: f(g(2, 3), 0, 1),
+    "torch.swapaxes": lambda f, g: f(g(2, 3), 0, 1),
+    "torch.unbind": lambda f, g: f(g(2, 3)),
+    "torch.broadcast_to": lambda f, g: f(g(3), (2, 3)),
+    "torch.tile": lambda f, g: f(g(3), (2,)),
+    "torch.select": lambda f, g: f(g(2, 3), 0, 1),
+    "torch.repeat_interleave": lambda f, g: f(g(3), 2),
+    "torch.lerp": lambda f, g: f(g(3), g(3), 0.3),
+    "torch.sign": lambda f, g: f(g(3)),
+    "torch.round": lambda f, g: f(g(3)),
+    "torch.floor": lambda f, g: f(g(3)),
+    "torch.ceil": lambda f, g: f(g(3)),
+    "torch.as_tensor": lambda f, g: f(g(3)),
+    "torch.asarray": lambda f, g: f(g(3)),
+    "torch.Tensor": lambda f, g: f(g(3)),
+    "torch.FloatTensor": lambda f, g: f(g(3)),
+    "torch.DoubleTensor": lambda f, g: f(g(3).double()),
+    "torch.HalfTensor": lambda f, g: f(g(3).half()),
+    "torch.BFloat16Tensor": lambda f, g: f(g(3).bfloat16()),
+    "torch.nn.functional.pad": lambda f, g: f(g(2, 3), (1, 1)),
+    "torch.nn.functional.interpolate": lambda f, g: f(g(1, 1, 2, 2), scale_factor=2),
+    "torch.nn.functional.pixel_shuffle": lambda f, g: f(g(1, 4, 2, 2), 2),
+    "torch.nn.functional.dropout": lambda f, g: f(g(4, 4), 0.5),
+    "torch.nn.functional.dropout2d": lambda f, g: f(g(1, 4, 3, 3), 0.5),
+    "torch.mul": lambda f, g: f(g(3), g(3)),
+    "torch.multiply": lambda f, g: f(g(3), g(3)),
+    "torch.div": lambda f, g: f(g(3), g.pos(3)),
+    "torch.divide": lambda f, g: f(g(3), g.pos(3)),
+    "torch.true_divide": lambda f, g: f(g(3), g.pos(3)),
+    "torch.mm": lambda f, g: f(g(2, 3), g(3, 4)),
+    "torch.matmul": lambda f, g: f(g(2, 3), g(3, 4)),
+    "torch.bmm": lambda f, g: f(g(2, 2, 3), g(2, 3, 4)),
+    "torch.addmm": lambda f, g: f(g(4), g(2, 3), g(3, 4)),
+    "torch.baddbmm": lambda f, g: f(g(2, 2, 4), g(2, 2, 3), g(2, 3, 4)),
+    "torch.mv": lambda f, g: f(g(2, 3), g(3)),
+    "torch.dot": lambda f, g: f(g(3), g(3)),
+    "torch.outer": lambda f, g: f(g(3), g(2)),
+    "torch.tensordot": lambda f, g: f(g(2, 3), g(3, 4), dims=1),
+    "torch.einsum": lambda f, g: f("ij,jk->ik", g(2, 3), g(3, 4)),
+    "torch.exp": lambda f, g: f(g(3)),
+    "torch.log": lambda f, g: f(g.pos(3)),
+    "torch.pow": lambda f, g: f(g(3), 2),
+    "torch.sqrt": lambda f, g: f(g.pos(3)),
+    "torch.rsqrt": lambda f, g: f(g.pos(3)),
+    "torch.sin": lambda f, g: f(g(3)),
+    "torch.cos": lambda f, g: f(g(3)),
+    "torch.tanh": lambda f, g: f(g(3)),
+    "torch.log1p": lambda f, g: f(g.pos(3)),
+    "torch.expm1": lambda f, g: f(g(3)),
+    "torch.reciprocal": lambda f, g: f(g.pos(3)),
+    "torch.erf": lambda f, g: f(g(3)),
+    "torch.atan2": lambda f, g: f(g(3), g(3)),
+    "torch.sigmoid": lambda f, g: f(g(3)),
+    "torch.relu": lambda f, g: f(g(3)),
+    "torch.abs": lambda f, g: f(g(3)),
+    "torch.softmax": lambda f, g: f(g(3, 4), -1),
+    "torch.log_softmax": lambda f, g: f(g(3, 4), -1),
+    "torch.logsumexp": lambda f, g: f(g(3, 4), 1),
+    "torch.norm": lambda f, g: f(g(3, 4)),
+    "torch.linalg.norm": lambda f, g: f(g(3, 4)),
+    "torch.linalg.vector_norm": lambda f, g: f(g(3)),
+    "torch.max": lambda f, g: f(g(3, 4)),
+    "torch.min": lambda f, g: f(g(3, 4)),
+    "torch.maximum": lambda f, g: f(g(3), g(3)),
+    "torch.minimum": lambda f, g: f(g(3), g(3)),
+    "torch.amax": lambda f, g: f(g(3, 4), 1),
+    "torch.amin": lambda f, g: f(g(3, 4), 1),
+    "torch.sort": lambda f, g: f(g(5)),
+    "torch.topk": lambda f, g: f(g(5), 2),
+    "torch.std": lambda f, g: f(g(3, 4)),
+    "torch.var": lambda f, g: f(g(3, 4)),
+    "torch.cumprod": lambda f, g: f(g(3), 0),
+    "torch.prod": lambda f, g: f(g(3)),
+    "torch.where": lambda f, g: f(c(3) > 0, g(3), g(3)),
+    "torch.clamp": lambda f, g: f(g(3), 0, 1),
+    "torch.clip": lambda f, g: f(g(3), -0.5, 0.5),
+    "torch.square": lambda f, g: f(g(3)),
+    "torch.gather": lambda f, g: f(g(3, 4), 1, idx([0], [1], [2])),
+    "torch.scatter": lambda f, g: f(g(3, 4), 1, idx([0], [1], [2]), g(3, 1)),
+    "torch.index_select": lambda f, g: f(g(4, 3), 0, idx(0, 2)),
+    "torch.masked_fill": lambda f, g: f(g(3), c(3) > 0, 0.0),
+    "torch.masked_select": lambda f, g: f(g(3), c(3) > 0),
+    "torch.addcmul": lambda f, g: f(g(3), g(3), g(3)),
+    "torch.cdist": lambda f, g: f(g(2, 3), g(4, 3)),
+    "torch.nan_to_num": lambda f, g: f(g(3)),
+    "torch.nn.functional.relu": lambda f, g: f(g(3)),
+    "torch.nn.functional.leaky_relu": lambda f, g: f(g(3)),
+    "torch.nn.functional.gelu": lambda f, g: f(g(3)),
+    "torch.nn.functional.silu": lambda f, g: f(g(3)),
+    "torch.nn.functional.elu": lambda f, g: f(g(3)),
+    "torch.nn.functional.relu6": lambda f, g: f(g(3)),
+    "torch.nn.functional.hardtanh": lambda f, g: f(g(3)),
+    "torch.nn.functional.softplus": lambda f, g: f(g(3)),
+    "torch.nn.functional.mish": lambda f, g: f(g(3)),
+    "torch.nn.functional.hardswish": lambda f, g: f(g(3)),
+    "torch.nn.functional.logsigmoid": lambda f, g: f(g(3)),
+    "torch.nn.functional.glu": lambda f, g: f(g(4)),
+    "torch.nn.functional.sigmoid": lambda f, g: f(g(3)),
+    "torch.nn.functional.tanh": lambda f, g: f(g(3)),
+    "torch.nn.functional.softmax": lambda f, g: f(g(3, 4), dim=-1),
+    "torch.nn.functional.log_softmax": lambda f, g: f(g(3, 4), dim=-1),
+    "torch.nn.functional.gumbel_softmax": lambda f, g: f(g(3, 4)),
+    "torch.nn.functional.linear": lambda f, g: f(g(2, 3), g(4, 3)),
+    "torch.nn.functional.conv1d": lambda f, g: f(g(1, 2, 5), g(3, 2, 3)),
+    "torch.nn.functional.conv2d": lambda f, g: f(g(1, 2, 5, 5), g(3, 2, 3, 3)),
+    "torch.nn.functional.conv_transpose2d": lambda f, g: f(g(1, 2, 3, 3), g(2, 3, 3, 3)),
+    "torch.nn.functional.max_pool2d": lambda f, g: f(g(1, 1, 4, 4), 2),
+    "torch.nn.functional.avg_pool2d": lambda f, g: f(g(1, 1, 4, 4), 2),
+    "torch.nn.functional.adaptive_avg_pool2d": lambda f, g: f(g(1, 1, 4, 4), 2),
+    "torch.nn.functional.mse_loss": lambda f, g: f(g(3), c(3)),
+    "torch.nn.functional.l1_loss": lambda f, g: f(g(3), c(3)),
+    "torch.nn.functional.cross_entropy": lambda f, g: f(g(2, 5), idx(1, 3)),
+    "torch.nn.functional.nll_loss": lambda f, g: f(g(2, 5), idx(1, 3)),
+    "torch.nn.functional.binary_cross_entropy": lambda f, g: f(g.prob(3), torch.rand(3)),
+    "torch.nn.functional.binary_cross_entropy_with_logits": lambda f, g: f(g(3), torch.rand(3)),
+    "torch.nn.functional.smooth_l1_loss": lambda f, g: f(g(3), c(3)),
+    "torch.nn.functional.huber_loss": lambda f, g: f(g(3), c(3)),
+    "torch.nn.functional.kl_div": lambda f, g: f(g(2, 3), torch.rand(2, 3), reduction="batchmean"),
+    "torch.nn.functional.normalize": lambda f, g: f(g(2, 3)),
+    "torch.nn.functional.layer_norm": lambda f, g: f(g(2, 3), (3,)),
+    "torch.nn.functional.batch_norm": lambda f, g: f(g(4, 3), torch.zeros(3), torch.ones(3), training=True),
+    "torch.nn.functional.group_norm": lambda f, g: f(g(2, 4, 3), 2),
+    "torch.nn.functional.instance_norm": lambda f, g: f(g(2, 3, 4)),
+    "torch.nn.functional.embedding": lambda f, g: f(idx(0, 2), g(4, 3)),
+    "torch.nn.functional.cosine_similarity": lambda f, g: f(g(2, 3), g(2, 3)),
+    "torch.nn.functional.scaled_dot_product_attention": lambda f, g: f(g(1, 2, 4), g(1, 2, 4), g(1, 2, 4)),
+    # legacy: Variable(t) is a new tensor without t's graph
+    "torch.autograd.Variable": lambda f, g: f(g(3)),
+}
+
+# Tensor methods: ``m`` is the unbound method (``m(x, ...)`` is ``x.name(...)``).
+METHODS = {
+    "add": lambda m, g: m(g(3), g(3)),
+    "sub": lambda m, g: m(g(3), g(3)),
+    "neg": lambda m, g: m(g(3)),
+    "sum": lambda m, g: m(g(3, 4)),
+    "mean": lambda m, g: m(g(3, 4)),
+    "view": lambda m, g: m(g(2, 3), 6),
+    "view_as": lambda m, g: m(g(2, 3), c(3, 2)),
+    "reshape": lambda m, g: m(g(2, 3), 3, 2),
+    "flatten": lambda m, g: m(g(2, 3)),
+    "squeeze": lambda m, g: m(g(3, 1)),
+    "unsqueeze": lambda m, g: m(g(3), 0),
+    "t": lambda m, g: m(g(2, 3)),
+    "transpose": lambda m, g: m(g(2, 3), 0, 1),
+    "permute": lambda m, g: m(g(2, 3), 1, 0),
+    "clone": lambda m, g: m(g(3)),
+    "contiguous": lambda m, g: m(g(2, 3).t()),
+    "expand": lambda m, g: m(g(3, 1), 3, 4),
+    "expand_as": lambda m, g: m(g(3, 1), c(3, 4)),
+    "repeat": lambda m, g: m(g(3), 2),
+    "to": lambda m, g: m(g(3), torch.float64),
+    "cpu": lambda m, g: m(g(3)),
+    "cuda": None,  # needs a GPU: the same ToCopyBackward0 as ``to``
+    "float": lambda m, g: m(g(3).double()),
+    "double": lambda m, g: m(g(3)),
+    "half": lambda m, g: m(g(3)),
+    "bfloat16": lambda m, g: m(g(3)),
+    "type_as": lambda m, g: m(g(3), c(1).double()),
+    "chunk": lambda m, g: m(g(4), 2),
+    "split": lambda m, g: m(g(4), 2),
+    "narrow": lambda m, g: m(g(4), 0, 1, 2),
+    "unflatten": lambda m, g: m(g(4), 0, (2, 2)),
+    "select": lambda m, g: m(g(2, 3), 0, 1),
+    "unbind": lambda m, g: m(g(2, 3)),
+    "flip": lambda m, g: m(g(4), 0),
+    "roll": lambda m, g: m(g(4), 1),
+    "diagonal": lambda m, g: m(g(3, 3)),
+    "movedim": lambda m, g: m(g(2, 3), 0, 1),
+    "swapaxes": lambda m, g: m(g(2, 3), 0, 1),
+    "tile": lambda m, g: m(g(3), (2,)),
+    "unfold": lambda m, g: m(g(4), 0, 2, 1),
+    "cumsum": lambda m, g: m(g(3), 0),
+    "triu": lambda m, g: m(g(3, 3)),
+    "tril": lambda m, g: m(g(3, 3)),
+    "repeat_interleave": lambda m, g: m(g(3), 2),
+    "lerp": lambda m, g: m(g(3), g(3), 0.5),
+    "sign": lambda m, g: m(g(3)),
+    "round": lambda m, g: m(g(3)),
+    "floor": lambda m, g: m(g(3)),
+    "ceil": lambda m, g: m(g(3)),
+    "mul": lambda m, g: m(g(3), g(3)),
+    "div": lambda m, g: m(g(3), g.pos(3)),
+    "mm": lambda m, g: m(g(2, 3), g(3, 4)),
+    "matmul": lambda m, g: m(g(2, 3), g(3, 4)),
+    "bmm": lambda m, g: m(g(2, 2, 3), g(2, 3, 4)),
+    "exp": lambda m, g: m(g(3)),
+    "log": lambda m, g: m(g.pos(3)),
+    "pow": lambda m, g: m(g(3), 2),
+    "sqrt": lambda m, g: m(g.pos(3)),
+    "sin": lambda m, g: m(g(3)),
+    "cos": lambda m, g: m(g(3)),
+    "tanh": lambda m, g: m(g(3)),
+    "sigmoid": lambda m, g: m(g(3)),
+    "relu": lambda m, g: m(g(3)),
+    "abs": lambda m, g: m(g(3)),
+    "softmax": lambda m, g: m(g(3, 4), -1),
+    "log_softmax": lambda m, g: m(g(3, 4), -1),
+    "norm": lambda m, g: m(g(3, 4)),
+    "max": lambda m, g: m(g(3, 4)),
+    "min": lambda m, g: m(g(3, 4)),
+    "prod": lambda m, g: m(g(3)),
+    "clamp": lambda m, g: m(g(3), 0, 1),
+    "square": lambda m, g: m(g(3)),
+    "clip": lambda m, g: m(g(3), -0.5, 0.5),
+    "rsqrt": lambda m, g: m(g.pos(3)),
+    "log1p": lambda m, g: m(g.pos(3)),
+    "reciprocal": lambda m, g: m(g.pos(3)),
+    "logsumexp": lambda m, g: m(g(3, 4), 1),
+    "std": lambda m, g: m(g(3, 4)),
+    "var": lambda m, g: m(g(3, 4)),
+    "cumprod": lambda m, g: m(g(3), 0),
+    "amax": lambda m, g: m(g(3, 4), 1),
+    "amin": lambda m, g: m(g(3, 4), 1),
+    "sort": lambda m, g: m(g(5)),
+    "topk": lambda m, g: m(g(5), 2),
+    "gather": lambda m, g: m(g(3, 4), 1, idx([0], [1], [2])),
+    "scatter": lambda m, g: m(g(3, 4), 1, idx([0], [1], [2]), 0.5),
+    "index_select": lambda m, g: m(g(4, 3), 0, idx(0, 2)),
+    "masked_fill": lambda m, g: m(g(3), c(3) > 0, 0.0),
+    "masked_select": lambda m, g: m(g(3), c(3) > 0),
+    "where": lambda m, g: m(g(3), c(3) > 0, 0.0),
+    "mv": lambda m, g: m(g(2, 3), g(3)),
+    "dot": lambda m, g: m(g(3), g(3)),
+    "outer": lambda m, g: m(g(3), g(2)),
+    "nan_to_num": lambda m, g: m(g(3)),
+    "maximum": lambda m, g: m(g(3), g(3)),
+    "minimum": lambda m, g: m(g(3), g(3)),
+}
+
+# Tensor attributes that are differentiable (``x.T``): the receiver.
+ATTRIBUTES = {
+    "T": lambda g: g(2, 3), "mT": lambda g: g(2, 2, 3), "H": lambda g: g(2, 3),
+    "mH": lambda g: g(2, 2, 3), "real": lambda g: g.cplx(3), "imag": lambda g: g.cplx(3),
+}
+
+# Python operators (ast class name): the function Python calls and its canonical operands.
+OPERATORS = {
+    "Add": (operator.add, lambda g: (g(3), g(3))),
+    "Sub": (operator.sub, lambda g: (g(3), g(3))),
+    "USub": (operator.neg, lambda g: (g(3),)),
+    "UAdd": (operator.pos, lambda g: (g(3),)),
+    "Mult": (operator.mul, lambda g: (g(3), g(3))),
+    "Div": (operator.truediv, lambda g: (g(3), g.pos(3))),
+    "MatMult": (operator.matmul, lambda g: (g(2, 3), g(3, 4))),
+    "Pow": (operator.pow, lambda g: (g(3), 2)),
+    "FloorDiv": (operator.floordiv, lambda g: (g(3), 2)),
+    "Mod": (operator.mod, lambda g: (g(3), 2)),
+}
+
+SUBSCRIPTS = {  # basic: slices and ints; advanced: a tensor of indices
+    "basic": lambda g: g(4, 3)[1:3],
+    "advanced": lambda g: g(4, 3)[idx(0, 2)],
+}
+
+
+def _tel(**kw):
+    return dict(d_model=8, nhead=2, dim_feedforward=16, **kw)
+
+
+# nn layers: how to build one from its class, and its forward arguments.
+MODULES = {
+    "torch.nn.Linear": (lambda M: M(3, 2), lambda g: (g(4, 3),)),
+    "torch.nn.Bilinear": (lambda M: M(3, 3, 2), lambda g: (g(4, 3), g(4, 3))),
+    "torch.nn.Conv1d": (lambda M: M(2, 3, 3), lambda g: (g(1, 2, 5),)),
+    "torch.nn.Conv2d": (lambda M: M(2, 3, 3), lambda g: (g(1, 2, 5, 5),)),
+    "torch.nn.Conv3d": (lambda M: M(1, 2, 2), lambda g: (g(1, 1, 3, 3, 3),)),
+    "torch.nn.ConvTranspose1d": (lambda M: M(2, 3, 3), lambda g: (g(1, 2, 4),)),
+    "torch.nn.ConvTranspose2d": (lambda M: M(2, 3, 3), lambda g: (g(1, 2, 3, 3),)),
+    "torch.nn.Embedding": (lambda M: M(10, 3), lambda g: (idx(1, 2, 4),)),
+    "torch.nn.EmbeddingBag": (lambda M: M(10, 3), lambda g: (idx([1, 2], [4, 5]),)),
+    "torch.nn.BatchNorm1d": (lambda M: M(3), lambda g: (g(4, 3),)),
+    "torch.nn.BatchNorm2d": (lambda M: M(2), lambda g: (g(2, 2, 3, 3),)),
+    "torch.nn.BatchNorm3d": (lambda M: M(2), lambda g: (g(2, 2, 2, 2, 2),)),
+    "torch.nn.LayerNorm": (lambda M: M(3), lambda g: (g(2, 3),)),
+    "torch.nn.GroupNorm": (lambda M: M(2, 4), lambda g: (g(2, 4, 3),)),
+    "torch.nn.InstanceNorm1d": (lambda M: M(3), lambda g: (g(2, 3, 5),)),
+    "torch.nn.InstanceNorm2d": (lambda M: M(3), lambda g: (g(2, 3, 4, 4),)),
+    "torch.nn.RNN": (lambda M: M(3, 4), lambda g: (g(5, 2, 3),)),
+    "torch.nn.LSTM": (lambda M: M(3, 4), lambda g: (g(5, 2, 3),)),
+    "torch.nn.GRU": (lambda M: M(3, 4), lambda g: (g(5, 2, 3),)),
+    "torch.nn.RNNCell": (lambda M: M(3, 4), lambda g: (g(2, 3),)),
+    "torch.nn.GRUCell": (lambda M: M(3, 4), lambda g: (g(2, 3),)),
+    "torch.nn.LSTMCell": (lambda M: M(3, 4), lambda g: (g(2, 3),)),
+    "torch.nn.MultiheadAttention": (lambda M: M(4, 2), lambda g: (g(3, 2, 4), g(3, 2, 4), g(3, 2, 4))),
+    "torch.nn.TransformerEncoderLayer": (lambda M: M(**_tel()), lambda g: (g(3, 2, 8),)),
+    "torch.nn.TransformerDecoderLayer": (lambda M: M(**_tel()), lambda g: (g(3, 2, 8), g(4, 2, 8))),
+    "torch.nn.TransformerEncoder": (lambda M: M(nn.TransformerEncoderLayer(**_tel()), 2,
+                                                enable_nested_tensor=False),
+                                    lambda g: (g(3, 2, 8),)),
+    "torch.nn.TransformerDecoder": (lambda M: M(nn.TransformerDecoderLayer(**_tel()), 1),
+                                    lambda g: (g(3, 2, 8), g(4, 2, 8))),
+    "torch.nn.Transformer": (lambda M: M(num_encoder_layers=1, num_decoder_layers=1, **_tel()),
+                             lambda g: (g(3, 2, 8), g(4, 2, 8))),
+    "torch.nn.PReLU": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.ReLU": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.ReLU6": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.LeakyReLU": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.ELU": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.GELU": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.SiLU": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.Mish": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.Hardswish": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.Hardtanh": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.Softplus": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.GLU": (lambda M: M(), lambda g: (g(4),)),
+    "torch.nn.Sigmoid": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.Tanh": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.Softmax": (lambda M: M(dim=-1), lambda g: (g(3, 4),)),
+    "torch.nn.LogSoftmax": (lambda M: M(dim=-1), lambda g: (g(3, 4),)),
+    "torch.nn.Dropout": (lambda M: M(0.5), lambda g: (g(4, 4),)),
+    "torch.nn.Dropout1d": (lambda M: M(0.5), lambda g: (g(2, 3, 4),)),
+    "torch.nn.Dropout2d": (lambda M: M(0.5), lambda g: (g(1, 3, 4, 4),)),
+    "torch.nn.MaxPool1d": (lambda M: M(2), lambda g: (g(1, 1, 4),)),
+    "torch.nn.MaxPool2d": (lambda M: M(2), lambda g: (g(1, 1, 4, 4),)),
+    "torch.nn.MaxPool3d": (lambda M: M(2), lambda g: (g(1, 1, 2, 2, 2),)),
+    "torch.nn.AvgPool1d": (lambda M: M(2), lambda g: (g(1, 1, 4),)),
+    "torch.nn.AvgPool2d": (lambda M: M(2), lambda g: (g(1, 1, 4, 4),)),
+    "torch.nn.AdaptiveAvgPool1d": (lambda M: M(2), lambda g: (g(1, 1, 4),)),
+    "torch.nn.AdaptiveAvgPool2d": (lambda M: M((2, 2)), lambda g: (g(1, 1, 4, 4),)),
+    "torch.nn.AdaptiveMaxPool2d": (lambda M: M(2), lambda g: (g(1, 1, 4, 4),)),
+    "torch.nn.Upsample": (lambda M: M(scale_factor=2), lambda g: (g(1, 1, 2, 2),)),
+    "torch.nn.ZeroPad2d": (lambda M: M(1), lambda g: (g(1, 1, 2, 2),)),
+    "torch.nn.ConstantPad2d": (lambda M: M(1, 0.5), lambda g: (g(1, 1, 2, 2),)),
+    "torch.nn.ReflectionPad2d": (lambda M: M(1), lambda g: (g(1, 1, 3, 3),)),
+    "torch.nn.ReplicationPad2d": (lambda M: M(1), lambda g: (g(1, 1, 3, 3),)),
+    "torch.nn.PixelShuffle": (lambda M: M(2), lambda g: (g(1, 4, 2, 2),)),
+    "torch.nn.Flatten": (lambda M: M(), lambda g: (g(2, 3, 4),)),
+    "torch.nn.Unflatten": (lambda M: M(1, (2, 2)), lambda g: (g(3, 4),)),
+    "torch.nn.Identity": (lambda M: M(), lambda g: (g(3),)),
+    "torch.nn.CosineSimilarity": (lambda M: M(), lambda g: (g(2, 3), g(2, 3))),
+    "torch.nn.PairwiseDistance": (lambda M: M(), lambda g: (g(2, 3), g(2, 3))),
+    "torch.nn.MSELoss": (lambda M: M(), lambda g: (g(3), c(3))),
+    "torch.nn.L1Loss": (lambda M: M(), lambda g: (g(3), c(3))),
+    "torch.nn.CrossEntropyLoss": (lambda M: M(), lambda g: (g(2, 5), idx(1, 3))),
+    "torch.nn.NLLLoss": (lambda M: M(), lambda g: (g(2, 5), idx(1, 3))),
+    "torch.nn.BCELoss": (lambda M: M(), lambda g: (g.prob(3), torch.rand(3))),
+    "torch.nn.BCEWithLogitsLoss": (lambda M: M(), lambda g: (g(3), torch.rand(3))),
+    "torch.nn.SmoothL1Loss": (lambda M: M(), lambda g: (g(3), c(3))),
+    "torch.nn.KLDivLoss": (lambda M: M(reduction="batchmean"), lambda g: (g(2, 3), torch.rand(2, 3))),
+    "torch.nn.HuberLoss": (lambda M: M(), lambda g: (g(3), c(3))),
+    "torch.nn.MarginRankingLoss": (lambda M: M(), lambda g: (g(3), g(3), torch.tensor([1.0, -1.0, 1.0]))),
+    "torch.nn.TripletMarginLoss": (lambda M: M(), lambda g: (g(2, 3), g(2, 3), g(2, 3))),
+    "torch.nn.CosineEmbeddingLoss": (lambda M: M(), lambda g: (g(2, 3), g(2, 3), torch.tensor([1.0, -1.0]))),
+    "torch.nn.GaussianNLLLoss": (lambda M: M(), lambda g: (g(3), c(3), g.pos(3))),
+    "torch.nn.PoissonNLLLoss": (lambda M: M(), lambda g: (g(3), torch.rand(3))),
+    "torch.nn.SoftMarginLoss": (lambda M: M(), lambda g: (g(3), torch.tensor([1.0, -1.0, 1.0]))),
+    "torch.nn.MultiLabelSoftMarginLoss": (lambda M: M(), lambda g: (g(2, 3), torch.tensor([[1.0, 0, 1], [0, 1, 0]]))),
+    "torch.nn.CTCLoss": (lambda M: M(), lambda g: (g(5, 1, 3).log_softmax(2), idx([1, 2]), idx(5), idx(2))),
+}
+
+
+# Other forms of a call, which what the canonical one keeps must describe too (a number first:
+# ``2 ** x`` keeps its result, not x; ``2 * x`` keeps nothing).
+VARIANTS = {
+    "functions": {"torch.pow": [lambda f, g: f(2.0, g(3))], "torch.mul": [lambda f, g: f(g(3), 2)]},
+    "operators": {"Pow": [lambda g: (2, g(3))], "Mult": [lambda g: (2, g(3)), lambda g: (g(3), 2)]},
+}
+
+
+def resolve(name: str):
+    obj = torch
+    for part in name.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+class _Built:
+    """The layer a module recipe built last (its weight is an operand of the keeps probe)."""
+    module = None
+
+
+def _returns(out) -> str:
+    if isinstance(out, torch.Tensor):
+        return "tensor"
+    if isinstance(out[1], tuple):
+        return "output_and_hidden_pair"  # LSTM: (output, (h, c))
+    return "tuple"
+
+
+def _in_place_flag(cls):
+    """``(keyword, position)`` of the constructor flag that makes a layer write into its input,
+    when built with only that flag it does (its data, its version counter bumped)."""
+    params = list(inspect.signature(cls).parameters.values())
+    names = [p.name for p in params]
+    if "inplace" not in names or any(p.default is inspect.Parameter.empty for p in params):
+        return None
+    x = torch.randn(3, 4, requires_grad=True).clone()
+    version = x._version
+    out = cls(inplace=True)(x)
+    if out.data_ptr() == x.data_ptr() and x._version > version:
+        return ["inplace", names.index("inplace")]
+    return None
+
+
+def derive(section: str, name: str) -> dict:
+    """The facts of one entry of ``api.json``: ``section`` is its table there."""
+    if section == "functions":
+        fn = resolve(name)
+        forms = VARIANTS["functions"].get(name, ())
+        return probe(lambda g: FUNCTIONS[name](fn, g), variants=[lambda g, v=v: v(fn, g) for v in forms])
+    if section == "methods":
+        if METHODS[name] is None:
+            return derive("methods", "to")
+        method = getattr(torch.Tensor, name)
+        return probe(lambda g: METHODS[name](method, g))
+    if section == "attributes":
+        return probe(lambda g: getattr(ATTRIBUTES[name](g), name))
+    if section == "operators":
+        fn, operands = OPERATORS[name]
+        forms = VARIANTS["operators"].get(name, ())
+        return probe(lambda g: fn(*operands(g)), variants=[lambda g, v=v: fn(*v(g)) for v in forms])
+    if section == "subscripts":
+        return probe(SUBSCRIPTS[name])
+    if section == "modules":
+        cls = resolve(name)
+        build, forward = MODULES[name]
+        built = _Built()
+
+        def call(g):
+            torch.manual_seed(0)
+            built.module = build(cls)
+            return built.module(*forward(g))
+
+        facts = probe(call, built)
+        facts["params"] = any(p.requires_grad for p in built.module.parameters())
+        facts["returns"] = _returns(call(Inputs()))
+        facts["inplace_flag"] = _in_place_flag(cls)
+        return facts
+    raise KeyError(section)
+
+
+SECTIONS = {"functions": FUNCTIONS, "methods": METHODS, "attributes": ATTRIBUTES,
+            "operators": OPERATORS, "subscripts": SUBSCRIPTS, "modules": MODULES}
+
+
+def api_facts() -> dict:
+    import warnings
+
+    torch.set_num_threads(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {section: {name: derive(section, name) for name in sorted(recipes)}
+                for section, recipes in SECTIONS.items()}
+
+
+def result_fields(aten: dict) -> dict:
+    """The fields of the (values, indices) named tuples ops return (max, sort, topk, ...):
+    whether each carries the graph."""
+    fields = {}
+    for facts in aten.values():
+        if set(facts["outputs"]) == {"values", "indices"}:
+            for name, differentiable in facts["outputs"].items():
+                assert fields.setdefault(name, differentiable) == differentiable, name
+    return fields
+
+
+def link(api: dict, aten: dict) -> None:
+    """Name each entry's ATen operator, where its backward node is one of theirs."""
+    by_node = {}
+    for op, facts in aten.items():
+        if facts["node"] is not None:
+            by_node.setdefault(facts["node"], op)
+    for table in api.values():
+        for facts in table.values():
+            facts["aten"] = by_node.get(facts["grad_fn"])
+
+
+def main() -> None:
+    aten = aten_facts()
+    api = api_facts()
+    link(api, aten)
+    api["result_fields"] = result_fields(aten)
+    meta = {"torch": torch.__version__, "python": sys.version.split()[0],
+            "command": "python -m gradguard.torchdata.generate"}
+    for file, data in (("aten.json", aten), ("api.json", api)):
+        text = json.dumps({"generated_by": meta, **({"ops": data} if file == "aten.json" else data)},
+                          indent=1, sort_keys=True)
+        (HERE / file).write_text(text + "\n", encoding="utf-8")
+        print(f"{file}: {len(data)} entries", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    main()
