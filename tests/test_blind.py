@@ -1,0 +1,58 @@
+"""The blind set (tests/blind/) under real torch: every program does what its marks say.
+
+The set reproduces real user reports (tests/blind/README.md); it is for measuring GradGuard
+(bench/blind.py), so nothing here asserts GradGuard's verdicts. What is checked is that each
+label is what torch 2.13 does, with the same rules as the fixture corpus: the oracle run and the
+comparison are test_fixtures' own (``discover``, ``expectations``, ``test_oracle``).
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import test_fixtures as corpus  # not `from ... import test_oracle`: pytest would collect it here
+
+BLIND = corpus.TESTS / "blind"
+CASES = corpus.discover(BLIND)
+SOURCE = re.compile(r"#\s*Source:\s*https?://\S+")
+
+
+def _name(case: corpus.Case) -> str:
+    return case.path.name.removesuffix(".py")
+
+
+def test_the_set():
+    """36+ report/fix pairs named <topic>_bug / <topic>_ok; every file's first line cites its
+    report; fixed twins carry no mark; at least 36 buggy programs carry one."""
+    names = {_name(c) for c in CASES}
+    bugs = {n.removesuffix("_bug") for n in names if n.endswith("_bug")}
+    oks = {n.removesuffix("_ok") for n in names if n.endswith("_ok")}
+    assert names == {t + "_bug" for t in bugs} | {t + "_ok" for t in oks}, "programs not named <topic>_bug/_ok"
+    assert bugs == oks, f"unpaired topics: {sorted(bugs ^ oks)}"
+    assert len(bugs) >= 36
+    for case in CASES:
+        first = case.entry.read_text(encoding="utf-8").splitlines()[0]
+        assert SOURCE.match(first), f"{case.id}: the first line must cite the report (# Source: URL)"
+    marked = [c for c in CASES if _name(c).endswith("_bug") and corpus.expectations(c)]
+    assert len(marked) >= 36
+    for case in CASES:
+        if _name(case).endswith("_ok"):
+            assert not corpus.expectations(case), f"{case.id}: a fixed twin must be unmarked"
+
+
+@pytest.fixture(scope="module")
+def torch_results() -> dict[str, dict]:
+    proc = subprocess.run([sys.executable, str(corpus.ORACLE), *(str(c.path) for c in CASES)],
+                          capture_output=True, text=True, timeout=900, cwd=corpus.REPO)
+    assert proc.returncode == 0, f"oracle failed:\n{proc.stderr[-4000:]}"
+    return {str(Path(k).resolve()): v for k, v in json.loads(proc.stdout).items()}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_torch_agrees_with_the_marks(case: corpus.Case, torch_results):
+    corpus.test_oracle(case, torch_results)
