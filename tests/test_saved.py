@@ -10,6 +10,7 @@ import torch
 import torch.nn as nn
 
 from gradguard import torch_api as api
+from gradguard.torchdata import generate
 
 IN_PLACE_ERROR = "modified by an inplace operation"
 
@@ -67,20 +68,31 @@ def _check(call, kind):
             assert got == _expected(kind, write_index, grads), (grads, write_index, got)
 
 
+def _check_recipe(build, kind):
+    """``_check`` of the op called as the generator's recipe calls it (gradguard/torchdata):
+    ``build(inputs)`` makes its operands with ``inputs``, which require grad as told."""
+    def call(*grads):
+        made = generate.Inputs(grads)
+        out = generate.tensors(build(made))[0]
+        return made.made, out
+
+    grad_cases = [(True, True), (True, False), (False, True)] if kind == "each_other" else [(True,)]
+    for grads in grad_cases:
+        for write_index in [None, *range(len(grads))]:
+            got = _written_then_raises(lambda: call(*grads), write_index)
+            assert got == _expected(kind, write_index, grads), (grads, write_index, got)
+
+
 @pytest.mark.parametrize("name", sorted(api.KEEPS_FUNCTIONS))
 def test_function_keeps(name):
     fn = resolve(name)
-    if "softmax" in name:
-        _check(lambda x: fn(x, dim=1), api.KEEPS_FUNCTIONS[name])
-    else:
-        _check(fn, api.KEEPS_FUNCTIONS[name])
+    _check_recipe(lambda g: generate.FUNCTIONS[name](fn, g), api.KEEPS_FUNCTIONS[name])
 
 
 @pytest.mark.parametrize("name", sorted(api.KEEPS_METHODS))
 def test_method_keeps(name):
-    kind = api.KEEPS_METHODS[name]
-    args = (1,) if "softmax" in name else ()
-    _check(lambda x, *rest: getattr(x, name)(*rest, *args), kind)
+    method = getattr(torch.Tensor, name)
+    _check_recipe(lambda g: generate.METHODS[name](method, g), api.KEEPS_METHODS[name])
 
 
 OPERATORS = {"Mult": lambda a, b: a * b, "MatMult": lambda a, b: a @ b}
@@ -105,8 +117,8 @@ def test_module_keeps(name):
                 expected = True if write == "input" else input_grad
                 assert _raises(out) == expected, (input_grad, write)
         return
-    module = cls(dim=1) if "Softmax" in name else cls()
-    _check(module, kind)
+    construct, forward = generate.MODULES[name]
+    _check_recipe(lambda g: construct(cls)(*forward(g)), kind)
 
 
 @pytest.mark.parametrize("name", sorted(api.IN_PLACE_MODULES))

@@ -3,15 +3,22 @@
 Every claim about whether an op saves tensors for backward is checked against real torch by
 ``tests/test_torch_api.py``: an op that saves tensors raises "backward through the graph a
 second time" when its graph is walked twice, one that saves none does not.
-(Checked against torch 2.13; an entry added here needs an input recipe in that test.)
+(Checked against torch 2.13.)
+
+The facts about what torch ops save, keep and return are generated from torch itself (see
+``torchdata/generate.py``) and read from ``torchdata/api.json``; what is written here by hand is
+what cannot be generated: Python-level semantics (factories, optimizers, modules' structure,
+grad modes, data loading) and shapes.
 
 Names are fully qualified after import-alias resolution (``F.relu`` -> ``torch.nn.functional.relu``).
 
 A "saves" value is the usual case. Some ops save tensors only for some arguments or modes;
-those are noted next to the entry (the test pins each noted case, see SUBTLE_CASES there).
+those are noted at the generated tables (the test pins each noted case, see SUBTLE_CASES there).
 Saving nothing but sizes/scalars (sum, mean, view, cat, to, ...) does not count: only saved
 *tensors* are freed by backward and make a second walk raise.
 """
+import json
+from pathlib import Path
 
 # Calls that create a fresh tensor: a leaf, requiring grad iff ``requires_grad=True`` is passed.
 FACTORIES = frozenset({
@@ -50,154 +57,33 @@ COPY_CONSTRUCTORS = frozenset({
 # (nn.Parameter(x * 2) is a leaf too: Parameter detaches its data.)
 PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
-# Differentiable torch functions -> whether their backward node saves tensors.
-FUNCTIONS = {
-    # no saved tensors
-    "torch.add": False, "torch.sub": False, "torch.subtract": False, "torch.neg": False,
-    "torch.sum": False, "torch.cat": False, "torch.concat": False, "torch.concatenate": False,
-    "torch.stack": False, "torch.flatten": False,
-    "torch.reshape": False, "torch.squeeze": False, "torch.unsqueeze": False,
-    "torch.transpose": False, "torch.t": False, "torch.clone": False, "torch.chunk": False,
-    "torch.split": False, "torch.narrow": False, "torch.permute": False,
-    "torch.mean": False,  # saves only sizes (with or without dim)
-    "torch.cumsum": False, "torch.trace": False, "torch.diagonal": False, "torch.diag": False,
-    "torch.triu": False, "torch.tril": False, "torch.roll": False, "torch.flip": False,
-    "torch.movedim": False, "torch.swapaxes": False, "torch.unbind": False,
-    "torch.broadcast_to": False, "torch.tile": False, "torch.select": False,
-    # repeat_interleave(x, int) is a view/expand (False); with a repeats *tensor* it is an
-    # index_select that saves the index (True).
-    "torch.repeat_interleave": False,
-    # lerp(start, end, float) saves nothing; with a weight *tensor* it saves it (True).
-    "torch.lerp": False,
-    # sign/round/floor/ceil are differentiable (zero gradient, saves nothing): their result
-    # still requires grad and carries the input's graph, so they do not sever it.
-    "torch.sign": False, "torch.round": False, "torch.floor": False, "torch.ceil": False,
-    # Given a tensor these return it (same object, or a ToCopy cast) with its graph.
-    # (asarray: since torch 2.1x requires_grad defaults to the input's; older torch detached.)
-    "torch.as_tensor": False, "torch.asarray": False,
-    # Legacy constructors given a tensor return an alias that keeps its graph (AliasBackward0).
-    "torch.Tensor": False, "torch.FloatTensor": False, "torch.DoubleTensor": False,
-    "torch.HalfTensor": False, "torch.BFloat16Tensor": False,
-    # pad: mode="constant" (the default); reflect/replicate/circular save the input (True).
-    "torch.nn.functional.pad": False,
-    # interpolate nearest/bilinear/bicubic save only sizes; mode="area" is adaptive_avg_pool (True).
-    "torch.nn.functional.interpolate": False,
-    "torch.nn.functional.pixel_shuffle": False,
-    # saved tensors
-    # dropout in training (the default) saves its mask; training=False or p=0 returns the input
-    # unchanged (no node at all).
-    "torch.nn.functional.dropout": True, "torch.nn.functional.dropout2d": True,
-    # mul/div save the *other* operand, even a python scalar (it is wrapped into a tensor):
-    # torch.mul(x, 2) and x / 2 raise on a second backward.
-    "torch.mul": True, "torch.multiply": True, "torch.div": True, "torch.divide": True,
-    "torch.true_divide": True,
-    "torch.mm": True, "torch.matmul": True, "torch.bmm": True, "torch.addmm": True,
-    "torch.baddbmm": True, "torch.mv": True, "torch.dot": True, "torch.outer": True,
-    "torch.tensordot": True,
-    "torch.einsum": True,  # with one operand ("ij->ji") it is a permute and saves nothing
-    "torch.exp": True, "torch.log": True,
-    "torch.pow": True,  # any exponent, even x ** 1 or x ** 0 (PowBackward saves self)
-    "torch.sqrt": True, "torch.rsqrt": True, "torch.sin": True, "torch.cos": True,
-    "torch.tanh": True, "torch.log1p": True, "torch.expm1": True, "torch.reciprocal": True,
-    "torch.erf": True, "torch.atan2": True,
-    "torch.sigmoid": True, "torch.relu": True, "torch.abs": True,
-    "torch.softmax": True, "torch.log_softmax": True,  # save their result
-    "torch.logsumexp": True,
-    "torch.norm": True, "torch.linalg.norm": True, "torch.linalg.vector_norm": True,
-    "torch.max": True, "torch.min": True,  # max(x) saves x and result; max(x, dim) the indices
-    "torch.maximum": True, "torch.minimum": True, "torch.amax": True, "torch.amin": True,
-    "torch.sort": True, "torch.topk": True,  # save the indices
-    "torch.std": True, "torch.var": True, "torch.cumprod": True,
-    "torch.prod": True,
-    "torch.where": True,  # saves the condition (also where(c, x, 0.))
-    "torch.clamp": True, "torch.clip": True,  # clamp(x, 0, 1), clamp(min=0), clamp(max=..) save x
-    "torch.square": True,
-    "torch.gather": True, "torch.scatter": True, "torch.index_select": True,  # save the index
-    "torch.masked_fill": True, "torch.masked_select": True,  # save the mask
-    "torch.addcmul": True,  # saves t1/t2 only when the *other* one needs grad (addcmul(x, c1, c2): False)
-    "torch.cdist": True, "torch.nan_to_num": True,
-    "torch.nn.functional.relu": True, "torch.nn.functional.leaky_relu": True,
-    "torch.nn.functional.gelu": True, "torch.nn.functional.silu": True,
-    "torch.nn.functional.elu": True, "torch.nn.functional.relu6": True,
-    "torch.nn.functional.hardtanh": True, "torch.nn.functional.softplus": True,
-    "torch.nn.functional.mish": True, "torch.nn.functional.hardswish": True,
-    "torch.nn.functional.logsigmoid": True, "torch.nn.functional.glu": True,
-    "torch.nn.functional.sigmoid": True, "torch.nn.functional.tanh": True,
-    "torch.nn.functional.softmax": True, "torch.nn.functional.log_softmax": True,
-    "torch.nn.functional.gumbel_softmax": True,
-    "torch.nn.functional.linear": True,  # with or without bias (mm saves both operands)
-    "torch.nn.functional.conv1d": True,
-    "torch.nn.functional.conv2d": True, "torch.nn.functional.conv_transpose2d": True,
-    "torch.nn.functional.max_pool2d": True,
-    "torch.nn.functional.avg_pool2d": True,  # saves its input (for the shape)
-    "torch.nn.functional.adaptive_avg_pool2d": True,  # output_size 1 becomes a mean (False)
-    "torch.nn.functional.mse_loss": True,
-    "torch.nn.functional.l1_loss": True, "torch.nn.functional.cross_entropy": True,
-    "torch.nn.functional.nll_loss": True, "torch.nn.functional.binary_cross_entropy": True,
-    "torch.nn.functional.binary_cross_entropy_with_logits": True,
-    "torch.nn.functional.smooth_l1_loss": True, "torch.nn.functional.huber_loss": True,
-    "torch.nn.functional.kl_div": True,
-    "torch.nn.functional.normalize": True, "torch.nn.functional.layer_norm": True,
-    "torch.nn.functional.batch_norm": True,  # training and eval (eval saves input and running stats)
-    "torch.nn.functional.group_norm": True, "torch.nn.functional.instance_norm": True,
-    "torch.nn.functional.embedding": True, "torch.nn.functional.cosine_similarity": True,
-    "torch.nn.functional.scaled_dot_product_attention": True,
-}
+# --- generated from torch (torchdata/api.json, written by ``python -m gradguard.torchdata.generate``
+# from running each name on tensors that require grad): the canonical call of each name, the one
+# verdicts are about. Forms that behave otherwise are pinned in tests/test_torch_api.py
+# (SUBTLE_CASES): mul/div save even a python scalar operand (x * 2 raises on a second backward);
+# lerp with a float weight and repeat_interleave with int repeats save nothing (a tensor weight or
+# repeats is saved); pad saves nothing with mode="constant" (reflect/replicate save the input);
+# interpolate nearest/bilinear/bicubic save only sizes (mode="area" saves); adaptive_avg_pool2d
+# with output size 1 is a mean (saves nothing); einsum of one operand is a permute; addcmul saves
+# t1/t2 only when the other one needs grad; max(x) saves x and its result, max(x, dim) the
+# indices; dropout with training=False or p=0 returns its input (no node); to()/float()/... that
+# change nothing return the tensor itself; sign/round/floor/ceil have a zero gradient but keep the
+# graph; x // y has no derivative (its first backward raises).
+_generated = json.loads((Path(__file__).resolve().parent / "torchdata" / "api.json").read_text(encoding="utf-8"))
 
+# Differentiable torch functions -> whether their backward node saves tensors (only saved
+# *tensors* count: they are what backward frees and a second walk misses; sizes and scalars not).
+FUNCTIONS = {name: e["saves"] for name, e in _generated["functions"].items() if e["graph"]}
 # Differentiable Tensor methods -> whether their backward node saves tensors.
 # (``T`` is not here: it is a property, not a method -> TENSOR_ATTRIBUTE_VIEWS.)
-TENSOR_METHODS = {
-    "add": False, "sub": False, "neg": False, "sum": False, "mean": False, "view": False,
-    "view_as": False, "reshape": False, "flatten": False, "squeeze": False, "unsqueeze": False,
-    "t": False, "transpose": False, "permute": False, "clone": False,
-    "contiguous": False, "expand": False, "expand_as": False, "repeat": False,
-    # to/cpu/float/...: ToCopyBackward saves only dtype/device; when nothing changes they return
-    # the tensor itself (no node).
-    "to": False, "cpu": False, "cuda": False, "float": False, "double": False, "half": False,
-    "bfloat16": False,
-    "type_as": False, "chunk": False, "split": False, "narrow": False,
-    "unflatten": False, "select": False, "unbind": False, "flip": False, "roll": False,
-    "diagonal": False, "movedim": False, "swapaxes": False, "tile": False, "unfold": False,
-    "cumsum": False, "triu": False, "tril": False,
-    "repeat_interleave": False,  # int repeats; a repeats tensor saves it
-    "lerp": False,  # float weight; a weight tensor is saved
-    # differentiable with zero gradient: the result keeps the graph (they do not sever it)
-    "sign": False, "round": False, "floor": False, "ceil": False,
-    "mul": True, "div": True, "mm": True, "matmul": True, "bmm": True, "exp": True,
-    "log": True, "pow": True, "sqrt": True, "sin": True, "cos": True, "tanh": True,
-    "sigmoid": True, "relu": True, "abs": True, "softmax": True, "log_softmax": True,
-    "norm": True, "max": True, "min": True, "prod": True, "clamp": True, "square": True,
-    "clip": True, "rsqrt": True, "log1p": True, "reciprocal": True, "logsumexp": True,
-    "std": True, "var": True, "cumprod": True, "amax": True, "amin": True,
-    "sort": True, "topk": True, "gather": True, "scatter": True, "index_select": True,
-    "masked_fill": True, "masked_select": True, "where": True, "mv": True, "dot": True,
-    "outer": True, "nan_to_num": True, "maximum": True, "minimum": True,
-}
-
-# Tensor attributes that are themselves differentiable views (no saved tensors).
-# x.T on a 2-D tensor is a permute (PermuteBackward0, saves nothing). ``real``/``imag`` of a
-# complex tensor are views; ``x.real`` of a real tensor is x itself, ``x.imag`` of one raises.
-TENSOR_ATTRIBUTE_VIEWS = {"T": False, "mT": False, "H": False, "mH": False,
-                          "real": False, "imag": False}
-
+TENSOR_METHODS = {name: e["saves"] for name, e in _generated["methods"].items()}
+# Tensor attributes that are themselves differentiable views (x.T is a permute). ``real``/``imag``
+# of a complex tensor are views; ``x.real`` of a real tensor is x itself, ``x.imag`` of one raises.
+TENSOR_ATTRIBUTE_VIEWS = {name: e["saves"] for name, e in _generated["attributes"].items()}
 # Python operators on tensors (ast operator class name) -> whether the node saves tensors.
-OPERATORS = {
-    # x + 1, 1 - x, -x, +x save nothing (+x returns x itself).
-    "Add": False, "Sub": False, "USub": False, "UAdd": False,
-    # x * 2 and x / 2 DO save: the python scalar is wrapped into a tensor that is saved.
-    # 2 / x becomes reciprocal * 2 (saves), 2 ** x saves its result, x ** 2 / x ** 1 save x.
-    "Mult": True, "Div": True, "MatMult": True, "Pow": True,
-    # x // y has no derivative at all: the result requires grad but the first backward raises
-    # "derivative for aten::floor_divide is not implemented" (so never a second-time error).
-    "FloorDiv": False,
-    # x % 2 and x % c save nothing; x % y saves both when y requires grad (True).
-    "Mod": False,
-}
-
-# Indexing: basic slices save nothing; advanced indexing with a tensor saves the indices.
-# basic: x[1:3], x[0], x[..., 1], x[None], x[:, 1:2]  (Slice/Select/Unsqueeze, no tensors)
-# advanced: x[idx_tensor], x[[0, 2]], x[bool_mask], x[x > 0]  (IndexBackward0 saves the indices)
-SUBSCRIPT_SAVES = {"basic": False, "advanced": True}
+OPERATORS = {name: e["saves"] for name, e in _generated["operators"].items()}
+# Indexing: basic (x[1:3], x[0], x[..., 1], x[None]) or advanced (with a tensor, a list, a mask).
+SUBSCRIPT_SAVES = {name: e["saves"] for name, e in _generated["subscripts"].items()}
 
 # Tensor methods and attributes whose result carries no graph.
 # (numpy() on a tensor that requires grad refuses outright: RuntimeError "Can't call numpy()".)
@@ -296,105 +182,13 @@ GRAD_MODE = {
     "torch.autograd.grad_mode.inference_mode": "not_arg0",
 }
 
-# nn.Module classes: has trainable parameters, whether its forward saves tensors, what it returns
-# ("tensor" or "output_and_hidden" for recurrent layers).
-#   returns: absent means "tensor"; "output_and_hidden" is (output, h) (RNN, GRU);
-#     "output_and_hidden_pair" is (output, (h, c)) (LSTM); "tuple" is a plain tuple of tensors
-#     (LSTMCell's (h, c), MultiheadAttention's (output, weights)).
-#   params: for the default constructor arguments (affine=False etc. noted where they matter).
-#   saves: for the default train() mode.
-MODULES = {
-    "torch.nn.Linear": {"params": True, "saves": True},  # bias=False too (mm saves input and weight)
-    "torch.nn.Bilinear": {"params": True, "saves": True},
-    "torch.nn.Conv1d": {"params": True, "saves": True},
-    "torch.nn.Conv2d": {"params": True, "saves": True},
-    "torch.nn.Conv3d": {"params": True, "saves": True},
-    "torch.nn.ConvTranspose1d": {"params": True, "saves": True},
-    "torch.nn.ConvTranspose2d": {"params": True, "saves": True},
-    "torch.nn.Embedding": {"params": True, "saves": True},  # saves the indices
-    "torch.nn.EmbeddingBag": {"params": True, "saves": True},
-    # BatchNorm saves in train and in eval mode (eval: input, weight, running stats);
-    # affine=False removes the parameters, not the saving.
-    "torch.nn.BatchNorm1d": {"params": True, "saves": True},
-    "torch.nn.BatchNorm2d": {"params": True, "saves": True},
-    "torch.nn.BatchNorm3d": {"params": True, "saves": True},
-    "torch.nn.LayerNorm": {"params": True, "saves": True},
-    "torch.nn.GroupNorm": {"params": True, "saves": True},
-    # InstanceNorm defaults to affine=False: no parameters
-    "torch.nn.InstanceNorm1d": {"params": False, "saves": True},
-    "torch.nn.InstanceNorm2d": {"params": False, "saves": True},
-    "torch.nn.RNN": {"params": True, "saves": True, "returns": "output_and_hidden"},
-    "torch.nn.LSTM": {"params": True, "saves": True, "returns": "output_and_hidden_pair"},  # (out, (h, c))
-    "torch.nn.GRU": {"params": True, "saves": True, "returns": "output_and_hidden"},
-    "torch.nn.RNNCell": {"params": True, "saves": True},
-    "torch.nn.GRUCell": {"params": True, "saves": True},
-    "torch.nn.LSTMCell": {"params": True, "saves": True, "returns": "tuple"},
-    "torch.nn.MultiheadAttention": {"params": True, "saves": True, "returns": "tuple"},
-    "torch.nn.TransformerEncoderLayer": {"params": True, "saves": True},
-    "torch.nn.TransformerDecoderLayer": {"params": True, "saves": True},
-    "torch.nn.TransformerEncoder": {"params": True, "saves": True},
-    "torch.nn.TransformerDecoder": {"params": True, "saves": True},
-    "torch.nn.Transformer": {"params": True, "saves": True},
-    "torch.nn.PReLU": {"params": True, "saves": True},
-    # ReLU(inplace=True) on a leaf that requires grad is refused (in-place on a leaf).
-    "torch.nn.ReLU": {"params": False, "saves": True},
-    "torch.nn.ReLU6": {"params": False, "saves": True},
-    "torch.nn.LeakyReLU": {"params": False, "saves": True},
-    "torch.nn.ELU": {"params": False, "saves": True},
-    "torch.nn.GELU": {"params": False, "saves": True},
-    "torch.nn.SiLU": {"params": False, "saves": True},
-    "torch.nn.Mish": {"params": False, "saves": True},
-    "torch.nn.Hardswish": {"params": False, "saves": True},
-    "torch.nn.Hardtanh": {"params": False, "saves": True},
-    "torch.nn.Softplus": {"params": False, "saves": True},
-    "torch.nn.GLU": {"params": False, "saves": True},
-    "torch.nn.Sigmoid": {"params": False, "saves": True},
-    "torch.nn.Tanh": {"params": False, "saves": True},
-    "torch.nn.Softmax": {"params": False, "saves": True},
-    "torch.nn.LogSoftmax": {"params": False, "saves": True},
-    # Dropout saves its mask in train mode; in eval() (or p=0) it returns the input: no node.
-    "torch.nn.Dropout": {"params": False, "saves": True},
-    "torch.nn.Dropout1d": {"params": False, "saves": True},
-    "torch.nn.Dropout2d": {"params": False, "saves": True},
-    "torch.nn.MaxPool1d": {"params": False, "saves": True},
-    "torch.nn.MaxPool2d": {"params": False, "saves": True},  # saves input and indices
-    "torch.nn.MaxPool3d": {"params": False, "saves": True},
-    "torch.nn.AvgPool1d": {"params": False, "saves": True},
-    # AvgPool2d DOES save: avg_pool2d's backward node keeps its input (AvgPool2DBackward0).
-    "torch.nn.AvgPool2d": {"params": False, "saves": True},
-    # AdaptiveAvgPool2d saves its input, except output_size 1 (1, (1, 1)), which is a mean (no save).
-    "torch.nn.AdaptiveAvgPool1d": {"params": False, "saves": True},
-    "torch.nn.AdaptiveAvgPool2d": {"params": False, "saves": True},
-    "torch.nn.AdaptiveMaxPool2d": {"params": False, "saves": True},
-    "torch.nn.Upsample": {"params": False, "saves": False},  # nearest/bilinear save only sizes
-    "torch.nn.ZeroPad2d": {"params": False, "saves": False},
-    "torch.nn.ConstantPad2d": {"params": False, "saves": False},
-    "torch.nn.ReflectionPad2d": {"params": False, "saves": True},
-    "torch.nn.ReplicationPad2d": {"params": False, "saves": True},
-    "torch.nn.PixelShuffle": {"params": False, "saves": False},
-    "torch.nn.Flatten": {"params": False, "saves": False},
-    "torch.nn.Unflatten": {"params": False, "saves": False},
-    "torch.nn.Identity": {"params": False, "saves": False},  # returns its input itself
-    "torch.nn.CosineSimilarity": {"params": False, "saves": True},
-    "torch.nn.PairwiseDistance": {"params": False, "saves": True},
-    "torch.nn.MSELoss": {"params": False, "saves": True},
-    "torch.nn.L1Loss": {"params": False, "saves": True},
-    "torch.nn.CrossEntropyLoss": {"params": False, "saves": True},
-    "torch.nn.NLLLoss": {"params": False, "saves": True},
-    "torch.nn.BCELoss": {"params": False, "saves": True},
-    "torch.nn.BCEWithLogitsLoss": {"params": False, "saves": True},
-    "torch.nn.SmoothL1Loss": {"params": False, "saves": True},
-    "torch.nn.KLDivLoss": {"params": False, "saves": True},
-    "torch.nn.HuberLoss": {"params": False, "saves": True},
-    "torch.nn.MarginRankingLoss": {"params": False, "saves": True},
-    "torch.nn.TripletMarginLoss": {"params": False, "saves": True},
-    "torch.nn.CosineEmbeddingLoss": {"params": False, "saves": True},
-    "torch.nn.GaussianNLLLoss": {"params": False, "saves": True},
-    "torch.nn.PoissonNLLLoss": {"params": False, "saves": True},
-    "torch.nn.SoftMarginLoss": {"params": False, "saves": True},
-    "torch.nn.MultiLabelSoftMarginLoss": {"params": False, "saves": True},
-    "torch.nn.CTCLoss": {"params": False, "saves": True},
-}
+# nn.Module classes (generated, see above): has trainable parameters, whether its forward saves
+# tensors (in train() mode, with the default constructor arguments), what it returns: absent
+# means "tensor"; "tuple" a flat tuple of tensors (RNN and GRU's (output, h), LSTMCell's (h, c),
+# MultiheadAttention's (output, weights)); "output_and_hidden_pair" is (output, (h, c)) (LSTM).
+MODULES = {name: {"params": e["params"], "saves": e["saves"],
+                  **({"returns": e["returns"]} if e["returns"] != "tensor" else {})}
+           for name, e in _generated["modules"].items()}
 
 # Containers of modules: calling one runs its children in order.
 # (ModuleList / ModuleDict are not callable: they only hold modules.)
@@ -438,9 +232,9 @@ def is_in_place_method(name: str) -> bool:
 # the user (graph leaves) support the deepcopy protocol".)
 COPIES = frozenset({"copy.deepcopy"})
 
-# Fields of the named tuples that max/min/sort/topk/median return: True = carries the graph.
-# (Also kthvalue, mode, cummax, cummin, and max/min with a dim; aminmax's fields are min/max.)
-RESULT_FIELDS = {"values": True, "indices": False}
+# Fields of the named tuples that max/min/sort/topk/median/kthvalue/mode/cummax/cummin return
+# (their ATen operators' outputs, as derivatives.yaml has them): True = carries the graph.
+RESULT_FIELDS = _generated["result_fields"]
 
 # Modules that only hold other modules: iterating one yields its children.
 # NOT ModuleDict: iterating it yields its *keys* (strings); its .values() yields the children.
@@ -563,32 +357,21 @@ MODULE_SHAPES = {
     "torch.nn.Linear": "linear", "torch.nn.Flatten": "flatten",
 }
 
-# --- what a node keeps: which of its tensors an op's backward node saves, for the ops followed
-# this far. A saved tensor modified in place before that backward makes it raise "one of the
-# variables needed for gradient computation has been modified by an inplace operation" (GG103).
+# --- what a node keeps (generated, see above): which of its tensors an op's backward node saves,
+# for the ops where one of these kinds says exactly which tensors written in place make its
+# backward raise "one of the variables needed for gradient computation has been modified by an
+# inplace operation" (GG103), in every form the generator tries:
 #   result: its output; self: its first tensor argument (a method's receiver);
 #   each_other: each of its two operands, saved when the *other* one requires grad (x * w saves
-#   x for w's gradient; x * 2 saves nothing of x). Checked by tests/test_saved.py.
-_KEEP_RESULT = ("exp", "sigmoid", "tanh", "softmax", "log_softmax", "relu", "sqrt")
-_KEEP_SELF = ("log", "sin", "cos", "abs", "log1p")
-KEEPS_FUNCTIONS = {
-    **{f"torch.{n}": "result" for n in _KEEP_RESULT},
-    **{f"torch.nn.functional.{n}": "result" for n in ("relu", "sigmoid", "tanh", "softmax", "log_softmax")},
-    **{f"torch.{n}": "self" for n in _KEEP_SELF},
-    **{f"torch.{n}": "each_other" for n in ("mul", "matmul", "mm")},
-    "torch.nn.functional.linear": "each_other",
-}
-KEEPS_METHODS = {**{n: "result" for n in _KEEP_RESULT}, **{n: "self" for n in _KEEP_SELF},
-                 **{n: "each_other" for n in ("mul", "matmul", "mm")}}
-del _KEEP_RESULT, _KEEP_SELF  # spelled out in the tables above
-KEEPS_OPERATORS = {"Mult": "each_other", "MatMult": "each_other"}
-# a module's operands are its input and its weight
-KEEPS_MODULES = {"torch.nn.Linear": "each_other", "torch.nn.ReLU": "result", "torch.nn.Sigmoid": "result",
-                 "torch.nn.Tanh": "result", "torch.nn.Softmax": "result", "torch.nn.LogSoftmax": "result"}
+#   x for w's gradient; x * 2 saves nothing of x). A module's operands are its input and weight.
+KEEPS_FUNCTIONS = {name: e["keeps"] for name, e in _generated["functions"].items() if e["keeps"]}
+KEEPS_METHODS = {name: e["keeps"] for name, e in _generated["methods"].items() if e["keeps"]}
+KEEPS_OPERATORS = {name: e["keeps"] for name, e in _generated["operators"].items() if e["keeps"]}
+KEEPS_MODULES = {name: e["keeps"] for name, e in _generated["modules"].items() if e["keeps"]}
 # Modules that, built with this flag (keyword, position) true, write their output into their input.
-IN_PLACE_MODULES = {"torch.nn.ReLU": ("inplace", 0), "torch.nn.ReLU6": ("inplace", 0),
-                    "torch.nn.LeakyReLU": ("inplace", 1), "torch.nn.ELU": ("inplace", 1),
-                    "torch.nn.SiLU": ("inplace", 0), "torch.nn.Dropout": ("inplace", 1)}
+IN_PLACE_MODULES = {name: tuple(e["inplace_flag"]) for name, e in _generated["modules"].items()
+                    if e["inplace_flag"]}
+del _generated  # read once, at import; lookups are the dicts above
 
 # Python operators that make running totals (``total += loss``, ``avg = 0.9 * avg + 0.1 * loss``):
 # AddBackward / SubBackward keep both operands' graphs alive in the result.
