@@ -1,0 +1,115 @@
+"""The generated torch facts (gradguard/torchdata) checked against the installed torch.
+
+``aten.json`` is derived again whole from the torchgen files the wheel ships; a seeded random
+sample of ``api.json`` is derived again by running torch (all of it takes the generator ~20 s);
+both must equal what is committed. Also: how much they cover, that the two sources agree, and
+that the analyser reads the facts without importing torch.
+"""
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from gradguard.torchdata import generate
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning",
+                                        "ignore::FutureWarning")
+
+DATA = Path(generate.__file__).resolve().parent
+API = json.loads((DATA / "api.json").read_text(encoding="utf-8"))
+ATEN = json.loads((DATA / "aten.json").read_text(encoding="utf-8"))["ops"]
+SAMPLE_SIZE = 60
+
+
+def _entries():
+    return [(section, name) for section in generate.SECTIONS for name in sorted(API[section])]
+
+
+def _sample():
+    return random.Random(25).sample(_entries(), SAMPLE_SIZE)
+
+
+def test_generated_by_this_torch():
+    assert API["generated_by"]["torch"] == torch.__version__
+
+
+def test_every_recipe_has_an_entry():
+    for section, recipes in generate.SECTIONS.items():
+        assert set(API[section]) == set(recipes), section
+
+
+@pytest.mark.parametrize("section,name", _sample(), ids=lambda x: x)
+def test_sampled_entry_derives_again(section, name):
+    torch.set_num_threads(1)
+    facts = generate.derive(section, name)
+    stored = {k: v for k, v in API[section][name].items() if k != "aten"}
+    assert json.loads(json.dumps(facts)) == stored
+
+
+def test_aten_facts_derive_again():
+    assert json.loads(json.dumps(generate.aten_facts())) == ATEN
+
+
+def test_result_fields_derive_again():
+    assert generate.result_fields(ATEN) == API["result_fields"]
+
+
+def test_coverage():
+    with_node = [op for op, f in ATEN.items() if f["node"] is not None]
+    assert len(with_node) >= 600  # a backward formula: saved tensors (or none) and outputs
+    assert sum(1 for f in ATEN.values() if f["saved"]) >= 400
+    assert sum(1 for f in ATEN.values() if f.get("view_of")) >= 80
+    assert sum(1 for f in ATEN.values() if f.get("kind") == "inplace") >= 300
+    assert sum(1 for f in ATEN.values() if f.get("inplace")) >= 140  # functional op -> its x_ variant
+    assert len(API["functions"]) >= 150 and len(API["methods"]) >= 90 and len(API["modules"]) >= 80
+    linked = [f for s in generate.SECTIONS for f in API[s].values() if f["aten"]]
+    assert len(linked) >= 300
+
+
+def test_known_facts():
+    # a few facts spelled out, so a generator that goes wrong everywhere at once is caught too
+    assert ATEN["mul.Tensor"]["saved"] == {"other": ["self"], "self": ["other"]}
+    assert ATEN["exp"]["saved"] == {"result": ["self"]}
+    assert ATEN["max.dim"]["outputs"] == {"values": True, "indices": False}
+    assert ATEN["transpose.int"]["view_of"] == ["self"]
+    assert ATEN["add_.Tensor"]["writes"] == ["self"] and ATEN["add_.Tensor"]["kind"] == "inplace"
+    assert ATEN["sin"]["inplace"] == "sin_"
+    assert API["functions"]["torch.mul"]["keeps"] == "each_other"
+    assert API["methods"]["view"]["view_of"] == 0 and not API["methods"]["view"]["saves"]
+    assert API["modules"]["torch.nn.ReLU"]["inplace_flag"] == ["inplace", 0]
+    assert API["functions"]["torch.autograd.Variable"]["graph"] is False  # a tensor without the graph
+
+
+def test_runtime_saved_names_are_in_derivatives_yaml():
+    """What the top node of each call saves at run time is among what derivatives.yaml says its
+    ATen operator saves: the two sources agree."""
+    checked = 0
+    for section in generate.SECTIONS:
+        for name, facts in API[section].items():
+            op = facts["aten"]
+            if op is None:
+                continue
+            observed = set(facts["saved"].get(facts["grad_fn"], ()))
+            assert observed <= set(ATEN[op]["saved"]), (section, name, op)
+            checked += bool(observed)
+    assert checked >= 150
+
+
+def test_analyser_reads_the_table_without_torch():
+    code = ("import sys; from gradguard import torch_api as api; "
+            "assert 'torch' not in sys.modules; print(len(api.FUNCTIONS))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(out.stdout) == sum(1 for f in API["functions"].values() if f["graph"])
+
+
+def test_table_ships_with_the_package():
+    tomllib = pytest.importorskip("tomllib")
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    data = pyproject["tool"]["setuptools"]["package-data"]
+    assert "*.json" in data["gradguard.torchdata"]
