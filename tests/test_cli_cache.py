@@ -26,18 +26,42 @@ def project(tmp_path):
     return tmp_path
 
 
+class _Analysed:
+    """The names of the files a spy saw analysed, kept in a file: the analyses run in child
+    processes (gradguard.workers), which inherit the spy and append to it."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def _names(self) -> list:
+        return self.log.read_text(encoding="utf-8").split() if self.log.exists() else []
+
+    def clear(self) -> None:
+        self.log.unlink(missing_ok=True)
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __eq__(self, other) -> bool:
+        return self._names() == list(other)
+
+
 @pytest.fixture
-def analysed(monkeypatch):
-    """The files the CLI really analysed (in this process: --jobs 1)."""
-    calls = []
+def analysed(monkeypatch, tmp_path_factory):
+    """The files the CLI really analysed."""
+    log = tmp_path_factory.mktemp("spy") / "analysed.txt"
     real = cli.analyse_file
 
     def spy(path):
-        calls.append(os.path.basename(path))
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(os.path.basename(path) + "\n")
         return real(path)
 
     monkeypatch.setattr(cli, "analyse_file", spy)
-    return calls
+    return _Analysed(log)
 
 
 def check(project, *args) -> int:

@@ -15,7 +15,7 @@ import os
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import traceback
 from typing import Optional
 
 from . import __version__
@@ -26,6 +26,7 @@ from .findings import Finding
 from .output import FORMATS, Report, display_path, statistics
 from .resolve import hold_stamps
 from .selection import Layer, SelectionError, parse_selectors
+from .workers import run_isolated
 
 PROGRESS_AFTER = 2.0  # seconds before a terminal run starts showing progress
 PROGRESS_EVERY = 0.2
@@ -34,11 +35,11 @@ PROGRESS_EVERY = 0.2
 # --- analysing one file (also in worker processes) ------------------------------------------------
 
 def analyse_file(path: str) -> tuple:
-    """("ok", findings, dependencies) | ("error", message) | ("internal", message)."""
+    """("ok", findings, dependencies) | ("error", message) | ("internal", message, traceback)."""
     from .analysis import analyze_path
     from .sources import SourceError, parse, read_python
 
-    hold_stamps()  # (released by ``analyse_all`` once the run's analyses are done)
+    hold_stamps()  # for the worker's life (a run of ``gradguard check``)
     try:
         if not path.endswith(SUFFIXES):  # named on the command line: it must at least be Python
             parse(read_python(path), path)
@@ -46,14 +47,19 @@ def analyse_file(path: str) -> tuple:
     except SourceError as exc:
         return ("error", exc.message)
     except Exception as exc:  # a bug of ours must not cost the user the other files' results
-        return ("internal", f"{path}: internal error, please report it: {type(exc).__name__}: {exc}")
+        return ("internal", _internal(path, f"{type(exc).__name__}: {exc}"), traceback.format_exc())
     return ("ok", list(analysis.findings), tuple(analysis.dependencies))
 
 
-def analyse_batch(paths: list) -> list:
-    """``analyse_file`` of each, in one worker: neighbouring files import the same modules,
-    which the worker then loads once, and one message carries the batch both ways."""
-    return [analyse_file(path) for path in paths]
+def _internal(path: str, what: str) -> str:
+    """The one line a user can send us: the file, this GradGuard, and how to learn more."""
+    return (f"{path}: internal error in gradguard {__version__} ({_engine_build()}, Python "
+            f"{sys.version_info[0]}.{sys.version_info[1]}): {what} (please report this line; "
+            f"--debug prints the traceback)")
+
+
+def _died(path: str, how: str) -> tuple:
+    return ("internal", _internal(path, f"the analysis process died ({how})"), None)
 
 
 # Files per worker task: up to this many neighbours, two tasks a worker at least so that one
@@ -91,7 +97,7 @@ class _Progress:
             sys.stderr.flush()
 
 
-def analyse_all(files: list[str], jobs: int, cache: Optional[Cache], progress: _Progress) -> dict:
+def analyse_all(files: list[str], jobs: int, cache: Optional[Cache], progress: _Progress, debug: bool = False) -> dict:
     """path -> analyse_file's result, from the cache where it is still valid."""
     results: dict[str, tuple] = {}
     todo: list[tuple[str, Optional[str]]] = []
@@ -122,22 +128,8 @@ def analyse_all(files: list[str], jobs: int, cache: Optional[Cache], progress: _
             else:
                 cache.store(path, digest, findings=result[1], dependencies=result[2])
 
-    if jobs > 1 and len(todo) > 1:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
-            futures = {pool.submit(analyse_batch, [path for path, _ in batch]): batch for batch in batches(todo, jobs)}
-            for future in as_completed(futures):
-                batch = futures[future]
-                try:
-                    done_batch = future.result()
-                except Exception as exc:  # a worker died (out of memory, a crash in C code)
-                    done_batch = [("internal", f"{path}: the analysis process failed: {type(exc).__name__}: {exc}")
-                                  for path, _ in batch]
-                for (path, digest), result in zip(batch, done_batch):
-                    record(path, digest, result)
-    else:
-        for path, digest in todo:
-            record(path, digest, analyse_file(path))
-        hold_stamps(False)  # ``--fix`` may write files, and analyse them again
+    # every analysis runs in a child process, so that a crash costs one file (workers.py)
+    run_isolated(batches(todo, jobs), jobs, analyse_file, record, _died, debug)
     return results
 
 
@@ -203,7 +195,7 @@ def check(args) -> int:
         home = config.root if config.source else os.getcwd()
         cache = Cache(args.cache_dir or os.path.join(home, DIRNAME), {"analysis": 1})
     progress = _Progress(len(found.files), not args.quiet)
-    results = analyse_all(found.files, jobs, cache, progress)
+    results = analyse_all(found.files, jobs, cache, progress, args.debug)
     progress.close()
     if cache is not None:
         cache.save()
@@ -219,6 +211,8 @@ def check(args) -> int:
         result = results[path]
         if result[0] != "ok":
             print(f"gradguard: {result[1]}", file=sys.stderr)
+            if result[0] == "internal" and args.debug and result[2]:
+                print(result[2], file=sys.stderr, end="")
             problems.append((path, result[1]))
             continue
         for finding in config.apply(result[1]):
@@ -308,6 +302,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", metavar="DIR",
                    help="where the cache lives (default: .gradguard_cache/ beside the pyproject.toml, else in the current folder)")
     p.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no progress, no summary)")
+    p.add_argument("--debug", action="store_true",
+                   help="print the traceback of an internal error (and of a crashed analysis process, its Python stack)")
     p_lsp = sub.add_parser("lsp", help="run the language server (stdio by default)")
     p_lsp.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
     p_lsp.add_argument("--host", default="127.0.0.1")

@@ -29,6 +29,8 @@ import traceback
 from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Optional
 
+from ..workers import CRASH_ON, how_it_died
+
 MAX_RSS_MB = 400  # the child is replaced after an analysis that leaves it larger
 HARD_LIMIT_SECONDS = 120.0  # an analysis still running then is ended with its process
 POLL_SECONDS = 0.005  # how often the parent looks whether the running analysis is still wanted
@@ -105,8 +107,10 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
     from ..engine import forget_calls
     from ..sources import SourceError
 
+
     jobs: queue.Queue = queue.Queue()
     stopped = [0]  # the token of the job to stop
+    crash_on = os.environ.get(CRASH_ON)  # the test suite's planted crash (never set otherwise)
 
     def read() -> None:
         while (message := _receive(stdin)) is not None:
@@ -139,6 +143,8 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
         if job is None:
             return
         cancel = lambda: stopped[0] == job.token  # noqa: E731 - read by the engine now and then
+        if crash_on and os.path.basename(job.path) == crash_on:
+            os.abort()
         try:
             if job.notebook:
                 analysis = analyze_cells(list(job.texts), job.path, job.root, facts=job.facts, cancel=cancel)
@@ -257,7 +263,7 @@ class Analyser:
                     return self._restart(f"the analysis ran over {HARD_LIMIT_SECONDS:.0f} s and was stopped")
                 continue
             if outcome is None:
-                return self._restart(f"the analysis process ended (exit code {proc.poll()})")
+                return self._restart(f"the analysis process died ({how_it_died(proc.wait())})")
             if outcome.token == job.token:
                 break
         if outcome.rss_mb > MAX_RSS_MB:

@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import dataclasses
 import gc
+import os
 import sys
 import threading
 import traceback
@@ -75,6 +76,7 @@ class Result:
     error: Optional[str] = None
     keep_previous: bool = False  # e.g. a syntax error mid-edit: the last good diagnostics stay
     warnings: tuple[str, ...] = field(default=())
+    crashed: Optional[str] = None  # the analysis died or failed (an engine bug): why
 
 
 class GradGuardServer(LanguageServer):
@@ -93,6 +95,7 @@ class GradGuardServer(LanguageServer):
         self._worker = Worker("gradguard-analysis")
         self.analyser = Analyser()  # the child process, driven from the worker thread only
         self._shown: set[str] = set()
+        self._crashed: set[str] = set()  # documents already told of a crashed analysis
 
     # --- client capabilities -----------------------------------------------------------------
     def supports(self, path: str) -> bool:
@@ -121,6 +124,23 @@ class GradGuardServer(LanguageServer):
         if text not in self._shown:
             self._shown.add(text)
             self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=text))
+
+    def crashed(self, snap: Snapshot, why: str) -> None:
+        """An analysis crashed: one log line, and once per document a notice (no diagnostic:
+        nothing is known about the code), with what a bug report needs."""
+        from .. import __version__
+        from ..cli import _engine_build
+
+        last = why.strip().splitlines()[-1] if why.strip() else why
+        line = (f"GradGuard {__version__} ({_engine_build()}) could not analyse {snap.path or snap.key}: "
+                f"internal error: {last}")
+        self.log(line, lsp.MessageType.Error)
+        if snap.key not in self._crashed:
+            self._crashed.add(snap.key)
+            self.window_show_message(lsp.ShowMessageParams(
+                type=lsp.MessageType.Warning,
+                message=f"GradGuard could not analyse {os.path.basename(snap.path or snap.key)} (an internal "
+                        f"error; other files are still analysed). The GradGuard output log has the details."))
 
     # --- analysis ----------------------------------------------------------------------------
     def _config_for(self, snap: Snapshot) -> Config:
@@ -155,8 +175,8 @@ class GradGuardServer(LanguageServer):
         outcome = self.analyser.run(job, cancel=stale)
         if outcome.cancelled:
             return None
-        if outcome.crashed:
-            raise RuntimeError(outcome.crashed)
+        if outcome.crashed:  # the file is left without diagnostics; the next analysis starts afresh
+            return Result(snap, gen, None, [], empty, crashed=outcome.crashed, warnings=config.warnings)
         if outcome.error:
             where = f" (line {outcome.error_line})" if outcome.error_line else ""
             return Result(snap, gen, None, [], empty, error=f"{outcome.error}{where}",
@@ -181,12 +201,14 @@ class GradGuardServer(LanguageServer):
         self.warn_once(result.warnings)
         if result.error:
             self.log(f"{snap.key}: {result.error}")
+        if result.crashed:
+            self.crashed(snap, result.crashed)
         if not result.keep_previous and snap.key in self._latest:
             if facts:
                 self.hovers[snap.key] = result
             else:
                 self.results[snap.key] = result
-        if not facts and (good := self.results.get(snap.key)) is not None:
+        if not facts and (good := self.results.get(snap.key)) is not None and not good.crashed:
             indexed = self.hovers.get(snap.key)
             if indexed is None or indexed.snap != good.snap or indexed.gen != good.gen:
                 self.index_later(good.snap)
