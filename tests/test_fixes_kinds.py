@@ -4,6 +4,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from gradguard.analysis import analyze_source
 from gradguard.findings import Fix, Location
 from gradguard.fixes import Edit, apply_edits, fix_edits, moved
@@ -161,3 +163,68 @@ def test_gg101_training_step_stays_where_the_code_between_would_see_it():
     assert "move_block_after" not in [f.kind for f in gg101(forward).fixes]  # weights read after the step
     unreset = RETAIN.replace("        optimizer.zero_grad()\n        term.backward", "        term.backward")
     assert "move_block_after" not in [f.kind for f in gg101(unreset).fixes]  # .grad holds the step's gradients
+
+
+# --- fixes that hold on the GPU: the same text must run on a CUDA tensor as on a CPU one ---------
+
+NUMPY_SRC = IMPORT + "import numpy as np\nw = torch.ones(3, requires_grad=True)\nh = w * 2\n"
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("a = h.numpy()", "a = h.detach().cpu().numpy()"),
+    ("b = h.cpu().numpy()", "b = h.cpu().detach().numpy()"),
+    ("c = np.mean([h, h])", "c = np.mean([t.detach().cpu() for t in [h, h]])"),
+])
+def test_gg107_fix_brings_the_tensor_to_the_cpu_before_numpy(line, expected):
+    """``.detach().numpy()`` raises "can't convert cuda:0 device type tensor to numpy" on CUDA."""
+    program = NUMPY_SRC + line + "\n"
+    assert fixed(program, preferred(program, "GG107")).splitlines()[-1] == expected
+
+
+_FACTORIES = {"tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange",
+              "linspace", "eye"}
+
+
+def _host_only(tree: ast.AST) -> list[str]:
+    """What in ``tree`` works on a CPU tensor only: a detached tensor handed to NumPy without
+    ``.cpu()`` (``x.detach().numpy()``, ``np.f(x.detach())``, ``[t.detach() for t in …]``), and
+    tensors made without a device (``torch.zeros(3)`` next to a model on the GPU)."""
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        method = lambda e, name: isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == name
+        detached = lambda e: method(e, "detach") and not method(e.func.value, "cpu")  # not x.cpu().detach()
+        if isinstance(func, ast.Attribute) and func.attr == "numpy" and detached(func.value):
+            out.append(ast.unparse(node))
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("np", "numpy"):
+            out += [ast.unparse(a) for a in node.args
+                    if detached(a) or isinstance(a, ast.ListComp) and detached(a.elt)]
+        elif isinstance(func, ast.Attribute) and func.attr in _FACTORIES and ast.unparse(func.value) == "torch" \
+                and not any(k.arg == "device" for k in node.keywords):
+            # the user's own call stays the user's with its requires_grad taken out (leaf_after)
+            kept = [k for k in node.keywords if k.arg != "requires_grad"]
+            out.append(ast.unparse(ast.Call(func, node.args, kept)))
+    return out
+
+
+def test_every_fix_is_device_agnostic():
+    """Over every single-file bug program, every fix of every finding adds nothing that holds only
+    on the CPU; what it copies from the program (recomputing a statement) is the user's own."""
+    from collections import Counter
+
+    tests = Path(__file__).parent
+    programs = [*sorted((tests / "fixtures").glob("*_bug.py")), *sorted((tests / "recall" / "buggy").glob("*.py"))]
+    kinds = Counter()
+    for path in programs:
+        src = path.read_text(encoding="utf-8")
+        before = set(_host_only(ast.parse(src)))
+        for finding in analyze_source(src, str(path)).findings:
+            for fix in finding.fixes:
+                if any(t.path != str(path) for _, t in fix.targets):
+                    continue
+                after = set(_host_only(ast.parse(apply_edits(src, fix_edits(fix, {None: src})))))
+                assert after <= before, (path.name, finding.code, fix.kind, sorted(after - before))
+                kinds[fix.kind] += 1
+    assert {"detach_cpu", "detach_elements", "detach", "no_grad", "insert_after", "keep_tensors"} <= set(kinds), kinds

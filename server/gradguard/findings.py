@@ -37,7 +37,10 @@ class Fix:
     ``kind`` and the keys of ``targets`` (all Locations in the analysed file):
       - ``no_grad``: ``stmt`` – the statement(s) to wrap in ``with torch.no_grad():``
       - ``detach``: ``expr`` – the expression to append ``.detach()`` to
-      - ``detach_elements``: ``expr`` – a list of tensors, replaced by its elements detached
+      - ``detach_cpu``: ``expr`` – a tensor NumPy converts, which gets ``.detach().cpu()`` (on a CUDA
+        tensor NumPy needs the copy on the CPU; on a CPU tensor ``.cpu()`` returns it as is)
+      - ``detach_elements``: ``expr`` – a list of tensors, replaced by its elements detached (and
+        on the CPU: ``[t.detach().cpu() for t in …]``)
       - ``retain_graph``: ``call0``, ``call1``, … – backward/grad calls that need ``retain_graph=True``
       - ``insert_before``: ``before`` – a statement; insert ``texts["statement"]`` on a new line
         just before it, at its indentation (e.g. ``h = h.detach()`` at the top of a loop body)

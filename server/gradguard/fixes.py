@@ -323,28 +323,32 @@ def _after_parens(src: _Source, pos: tuple[int, int], count: int) -> tuple[int, 
     return line, col
 
 
-def _appended(method: str):
-    """``.detach()`` / ``.mean()`` / ``.sum()`` after the target expression (parenthesised when needed)."""
+def _appended(*methods: str):
+    """``.detach()`` / ``.detach().cpu()`` / ``.mean()`` / ``.sum()`` after the target expression
+    (parenthesised when needed)."""
+    calls = "".join(f".{m}()" for m in methods)
+
     def make(srcs, fix: Fix) -> list[Edit]:
         loc = fix.target("expr")
         src = _source_for(srcs, loc)
         region, node = _exact(src, loc, (cst.BaseExpression,))
         start, end = region.span(node)
         if node.rpar:
-            return [_insert(src, _after_parens(src, end, len(node.rpar)), f".{method}()")]
+            return [_insert(src, _after_parens(src, end, len(node.rpar)), calls)]
         if isinstance(node, _ATOMIC):
-            return [_insert(src, end, f".{method}()")]
-        return [_insert(src, start, "("), _insert(src, end, f").{method}()")]
+            return [_insert(src, end, calls)]
+        return [_insert(src, start, "("), _insert(src, end, f"){calls}")]
     return make
 
 
 def _detach_elements(srcs, fix: Fix) -> list[Edit]:
-    """``np.mean(losses)`` -> ``np.mean([t.detach() for t in losses])``."""
+    """``np.mean(losses)`` -> ``np.mean([t.detach().cpu() for t in losses])`` (NumPy converts each:
+    a CUDA tensor must come to the CPU first)."""
     loc = fix.target("expr")
     src = _source_for(srcs, loc)
     region, node = _exact(src, loc, (cst.BaseExpression,))
     text = _text_between(src, (loc.line, loc.column), (loc.end_line, loc.end_column))
-    return [_replace(src, region.span(node), f"[t.detach() for t in {text}]")]
+    return [_replace(src, region.span(node), f"[t.detach().cpu() for t in {text}]")]
 
 
 def _torch_name(srcs: Mapping[Optional[int], _Source]) -> Optional[str]:
@@ -553,7 +557,8 @@ def _ones_like(keyword: str):
 _KINDS = {
     "retain_graph": _keyword_true("retain_graph"), "create_graph": _keyword_true("create_graph"),
     "drop_retain_graph": _drop_keyword("retain_graph"),
-    "detach": _appended("detach"), "drop_detach": _drop_detach, "detach_elements": _detach_elements,
+    "detach": _appended("detach"), "detach_cpu": _appended("detach", "cpu"), "drop_detach": _drop_detach,
+    "detach_elements": _detach_elements,
     "no_grad": _no_grad, "enable_grad": _enable_grad, "leaf_after": _leaf_after,
     "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),
     **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},

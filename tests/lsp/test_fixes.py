@@ -62,6 +62,21 @@ def test_detach_parenthesises_only_non_atomic_expressions(src, needle, expected)
     assert fixed(src, Fix("detach", "t", (("expr", span_of(src, needle, 1)),))) == expected
 
 
+@pytest.mark.parametrize("src, needle, expected", [
+    ("a = h.numpy()\n", "h", "a = h.detach().cpu().numpy()\n"),
+    ("a = (x * 2).numpy()\n", "x * 2", "a = (x * 2).detach().cpu().numpy()\n"),
+    ("a = np.array(-x)\n", "-x", "a = np.array((-x).detach().cpu())\n"),
+])
+def test_detach_cpu_for_numpy_holds_on_any_device(src, needle, expected):
+    assert fixed(src, Fix("detach_cpu", "t", (("expr", span_of(src, needle, 1)),))) == expected
+
+
+def test_detach_elements_bring_each_tensor_to_the_cpu():
+    src = "m = np.mean(losses)\n"
+    assert fixed(src, Fix("detach_elements", "t", (("expr", span_of(src, "losses", 1)),))) == \
+        "m = np.mean([t.detach().cpu() for t in losses])\n"
+
+
 def test_detach_after_existing_parentheses_across_lines():
     src = "y = (a +\n     b)  # sum\n"
     fix = Fix("detach", "t", (("expr", loc(1, 6, 2, 7)),))

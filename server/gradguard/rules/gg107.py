@@ -6,6 +6,7 @@ tensor.detach().numpy() instead.`` The tensor requires grad when it is a paramet
 mode is where it is converted."""
 from __future__ import annotations
 
+import ast
 import re
 
 from ..torch_api import NUMPY_CONVERTERS
@@ -25,8 +26,12 @@ def on_to_numpy(ev) -> Report | None:
     fixes = ()
     elements = dict(ev.places).get("elements")
     if ev.target is not None:
-        fixes = (FixIntent("detach", f"Detach `{short(ev.target)}` before converting it", (("expr", ev.target),),
-                           preferred=True, safe=True),)
+        # .cpu() as well: NumPy refuses a CUDA tensor, and on the CPU it returns the tensor as is
+        on_cpu = isinstance(ev.target, ast.Call) and isinstance(ev.target.func, ast.Attribute) \
+            and ev.target.func.attr == "cpu"  # ``x.cpu().numpy()``: only the detach is missing
+        fixes = (FixIntent("detach" if on_cpu else "detach_cpu",
+                           f"Detach `{short(ev.target)}`{'' if on_cpu else ' and bring it to the CPU'} before converting it",
+                           (("expr", ev.target),), preferred=True, safe=True),)
     elif elements is not None:  # a list of tensors: detach each as NumPy takes it
         fixes = (FixIntent("detach_elements", f"Detach the tensors of `{short(elements)}` before converting them",
                            (("expr", elements),), preferred=True, safe=True),)
