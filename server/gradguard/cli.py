@@ -304,6 +304,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no progress, no summary)")
     p.add_argument("--debug", action="store_true",
                    help="print the traceback of an internal error (and of a crashed analysis process, its Python stack)")
+    p_explain = sub.add_parser("explain", help="draw the graph behind the finding on a line",
+                               description="Draw the graph behind the finding at PATH:LINE (PATH:CELL:LINE in a "
+                                           "notebook): its requires_grad origins, the steps that saved tensors, the "
+                                           "backward that freed them and what walks or changes them again.")
+    p_explain.add_argument("place", metavar="PATH:LINE")
+    p_explain.add_argument("--format", choices=("svg", "html", "text"), default="text",
+                           help="output format (default: text)")
     p_lsp = sub.add_parser("lsp", help="run the language server (stdio by default)")
     p_lsp.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
     p_lsp.add_argument("--host", default="127.0.0.1")
@@ -317,7 +324,12 @@ def main(argv=None) -> int:
         from .lsp.server import start
 
         return start(argv[1:])
-    return check(_parser().parse_args(argv))
+    args = _parser().parse_args(argv)
+    if args.command == "explain":
+        from .explain import explain
+
+        return explain(args.place, args.format)
+    return check(args)
 
 
 def run() -> None:

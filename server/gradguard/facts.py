@@ -67,13 +67,16 @@ class Facts:
                 index.setdefault((loc.cell, line), []).append(fact)
 
     def _chain(self, segs) -> tuple:
-        steps, seen = [], set()
+        steps, seen = [], {}
         for seg in sorted(segs, key=lambda s: s.order):
             stmt = seg.stmt if seg.stmt is not None else seg.site
             key = (seg.path, stmt.lineno)
-            if key in seen:
+            if key in seen:  # a line saves if any of its ops does: ``(x + 1).pow(2)``
+                i = seen[key]
+                if seg.saves and not steps[i].saves:
+                    steps[i] = GraphStep(steps[i].location, steps[i].text, True)
                 continue
-            seen.add(key)
+            seen[key] = len(steps)
             text = self._text(seg.path, stmt, MAX_STEP_TEXT, first_line=True)
             steps.append(GraphStep(self._positions.locate(stmt, seg.path), text, seg.saves))
         return tuple(steps[-MAX_CHAIN:])
