@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Sets up a virtual environment from the project's own files and runs the whole test suite twice:
-# on the sources (the editable install), then on the wheel users install, whose engine setup.py
-# compiles with Cython (the packaging and editor tests run only on the sources; they build and
-# test the distributions themselves).
+# Sets up a virtual environment from the project's own files and runs the test suite: on the
+# sources (the editable install, pure Python), then on the compiled wheel the project ships
+# (GRADGUARD_COMPILE=1, setup.py). The wheel run repeats only what the compiled build changes:
+# the engine's verdicts, its compiled modules and the CLI (WHEEL_TESTS); CI runs the whole suite
+# on it too (GRADGUARD_TEST_WHEEL=full, set by .ci/run). The packaging and editor tests run only
+# on the sources: they build and test the distributions themselves.
+# Tests run on every core (pytest-xdist); the tests that share one torch run stay on one worker
+# (tests/conftest.py), and every torch run happens on every run: no verdict is cached.
 # Usage: bash scripts/test.sh [pytest args...]
-#        GRADGUARD_TEST_BUILDS="source" (or "wheel") runs one of the two.
+#        GRADGUARD_TEST_BUILDS="source" (or "wheel") runs one of the two;
+#        GRADGUARD_TEST_JOBS=N sets the number of workers (default: the cores, "0": no workers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -14,6 +19,13 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 # torch 2.13.0 (CPU) is the ground truth the fixtures are run against.
 .venv/bin/python -m pip install --quiet "torch==2.13.0" -e ".[test]"
+JOBS=${GRADGUARD_TEST_JOBS:-auto}
+PARALLEL=(); [ "$JOBS" = 0 ] || PARALLEL=(-n "$JOBS" --dist loadgroup)
+# What the compiled build can change: the engine (every fixture analysed, the rules, the facts
+# it derives, its cache) and the CLI; the wheel's own checks (test_build.py).
+WHEEL_TESTS=(tests/test_build.py tests/test_fixtures.py tests/test_rules.py tests/test_engine_facts.py
+             tests/test_state.py tests/test_saved.py tests/test_shapes.py tests/test_reach.py
+             tests/test_blind.py tests/test_recall.py tests/test_cli_*.py)
 for build in ${GRADGUARD_TEST_BUILDS:-source wheel}; do
   case "$build" in
     source)
@@ -21,17 +33,25 @@ for build in ${GRADGUARD_TEST_BUILDS:-source wheel}; do
         bash scripts/e2e_setup.sh
       fi
       echo "== the test suite on the sources"
-      .venv/bin/python -m pytest "$@"
+      .venv/bin/python -m pytest "${PARALLEL[@]}" "$@"
       ;;
     wheel)
       out="$PWD/build/test-wheel"
       rm -rf "$out"
-      echo "== building the wheel"
-      .venv/bin/python -m pip wheel --quiet --no-deps --wheel-dir "$out/dist" .
+      echo "== building the compiled wheel"
+      GRADGUARD_COMPILE=1 .venv/bin/python -m pip wheel --quiet --no-deps --wheel-dir "$out/dist" .
       .venv/bin/python -m pip install --quiet --no-deps --target "$out/site" "$out"/dist/gradguard-*.whl
-      echo "== the test suite on the wheel ($(basename "$out"/dist/gradguard-*.whl))"
+      wheel=$(basename "$out"/dist/gradguard-*.whl)
+      if [ "${GRADGUARD_TEST_WHEEL:-}" = "full" ]; then
+        echo "== the test suite on the wheel ($wheel)"
+        selection=()
+      else
+        echo "== the engine and CLI tests on the wheel ($wheel; GRADGUARD_TEST_WHEEL=full: all)"
+        # the oracle's torch runs do not involve GradGuard: the source run made them
+        selection=("${WHEEL_TESTS[@]}" -k "not test_oracle and not test_torch_agrees_with_the_marks")
+      fi
       GRADGUARD_TEST_SITE="$out/site" PYTHONPATH="$out/site" GRADGUARD_E2E=0 \
-        .venv/bin/python -m pytest -m "not packaging" "$@"
+        .venv/bin/python -m pytest "${PARALLEL[@]}" -m "not packaging" "${selection[@]}" "$@"
       ;;
     *)
       echo "GRADGUARD_TEST_BUILDS: unknown build '$build' (source, wheel)" >&2

@@ -1,6 +1,6 @@
-"""scripts/test.sh runs the suite on the sources, then on the installed wheel (GRADGUARD_TEST_SITE):
-each run must test the build it names, in this process and in the child processes the CLI and
-language-server tests start."""
+"""scripts/test.sh runs the suite on the sources (pure Python), then on the installed compiled
+wheel (GRADGUARD_COMPILE=1, GRADGUARD_TEST_SITE): each run must test the build it names, in this
+process and in the child processes the CLI and language-server tests start."""
 from __future__ import annotations
 
 import json

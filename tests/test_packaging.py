@@ -50,7 +50,8 @@ def source_tree(dest: Path) -> Path:
 def dists(tmp_path_factory) -> dict[str, Path]:
     src = source_tree(tmp_path_factory.mktemp("src"))
     out = tmp_path_factory.mktemp("dist")
-    run([sys.executable, "-m", "build", "--outdir", str(out), str(src)])
+    # the release command (README): the wheel compiled
+    run([sys.executable, "-m", "build", "--outdir", str(out), str(src)], env=dict(os.environ, GRADGUARD_COMPILE="1"))
     files = {p.suffix if p.suffix == ".whl" else ".tar.gz": p for p in out.iterdir()}
     assert set(files) == {".whl", ".tar.gz"}, list(out.iterdir())
     return files
@@ -72,8 +73,8 @@ def test_wheel_and_sdist_pass_twine_check(dists):
 
 
 def test_the_wheel_is_compiled_and_carries_no_c_sources(dists):
-    """setup.py compiles the engine (Cython, from the sdist's .py files): the wheel is tagged for
-    this platform and CPython, and neither distribution carries the generated C."""
+    """With GRADGUARD_COMPILE=1 setup.py compiles the engine (Cython, from the sdist's .py files):
+    the wheel is tagged for this platform and CPython, and neither distribution carries the C."""
     tag = dists[".whl"].name.split("-", 2)[2]
     assert not tag.startswith("py3-none-any"), dists[".whl"].name
     names = zipfile.ZipFile(dists[".whl"]).namelist()
@@ -86,15 +87,33 @@ def test_the_wheel_is_compiled_and_carries_no_c_sources(dists):
     assert not [n for n in members if n.endswith((".so", ".pyd"))]
 
 
-def test_gradguard_pure_python_builds_a_pure_wheel(tmp_path):
-    """GRADGUARD_PURE_PYTHON=1 (as for platforms without a C compiler) gives the py3-none-any wheel."""
+def test_a_source_install_is_pure_python(tmp_path):
+    """``pip install .`` (README's first command) compiles nothing and asks for no Cython: the
+    py3-none-any wheel, whose ``gradguard --version`` says so."""
     src = source_tree(tmp_path)
-    env = dict(os.environ, GRADGUARD_PURE_PYTHON="1")
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "out"), str(src)], env=env)
+    env = {k: v for k, v in os.environ.items() if k not in ("GRADGUARD_COMPILE", "PYTHONPATH")}
+    proc = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", str(tmp_path / "out"), str(src)],
+               env=env)
+    assert not re.search(r"(?i)\bcython\b", proc.stdout), "a pure build installed Cython"
     wheel, = (tmp_path / "out").glob("*.whl")
     assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
     names = zipfile.ZipFile(wheel).namelist()
     assert "gradguard/engine.py" in names and not [n for n in names if n.endswith((".so", ".pyd", ".c"))]
+    run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(tmp_path / "site"), str(wheel)])
+    proc = run([sys.executable, "-m", "gradguard", "--version"], env=dict(env, PYTHONPATH=str(tmp_path / "site")),
+               cwd=tmp_path)
+    assert proc.stdout.strip().endswith("(pure Python)"), proc.stdout
+
+
+def test_cibuildwheel_builds_every_supported_cpython_compiled():
+    """pyproject.toml's [tool.cibuildwheel]: CPython 3.10 to 3.13 (requires-python), compiled."""
+    proc = run([sys.executable, "-m", "cibuildwheel", "--print-build-identifiers", "--platform", "linux", str(REPO)])
+    ids = proc.stdout.split()
+    assert {i.split("-")[0] for i in ids} == {"cp310", "cp311", "cp312", "cp313"}, ids
+    assert {i.split("-", 1)[1] for i in ids} == {"manylinux_x86_64", "manylinux_aarch64"}, ids
+    import tomllib
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["cibuildwheel"]
+    assert config["environment"]["GRADGUARD_COMPILE"] == "1" and "e.COMPILED" in config["test-command"]
 
 
 def test_pipx_install_checks_a_project(dists, tmp_path):
