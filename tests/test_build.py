@@ -49,8 +49,9 @@ def test_version_says_how_the_engine_runs():
 
 
 def test_the_wheel_compiles_every_module_but_the_language_servers():
-    """What setup.py promises: in the wheel each module but ``__init__``, ``__main__`` and the
-    language server's has its compiled extension next to its source."""
+    """What setup.py promises: in the wheel each module but ``__init__``, ``__main__``, the
+    language server's and torchdata's (data and the script that generates it with torch) has its
+    compiled extension next to its source."""
     folder, compiled = _expected()
     if not compiled:
         pytest.skip("the suite runs on the sources: nothing is compiled")
@@ -58,5 +59,5 @@ def test_the_wheel_compiles_every_module_but_the_language_servers():
     sources = {p.relative_to(package).with_suffix("") for p in package.rglob("*.py")}
     extensions = {p.relative_to(package).with_suffix("").with_suffix("") for p in package.rglob("*.so")} | \
         {p.relative_to(package).with_suffix("").with_suffix("") for p in package.rglob("*.pyd")}
-    plain = {s for s in sources if s.name in ("__init__", "__main__") or s.parts[0] == "lsp"}
+    plain = {s for s in sources if s.name in ("__init__", "__main__") or s.parts[0] in ("lsp", "torchdata")}
     assert extensions == sources - plain, sorted(map(str, (sources - plain) ^ extensions))
