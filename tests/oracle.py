@@ -58,10 +58,12 @@ without repeats; a line executed many times counts once.
     lines where a running total kept a graph across iterations: an operation on the line combined
     a graph-carrying value that the same line produced on an earlier visit (the total, or
     something computed from it on this visit) with a graph-carrying value not derived from it
-    (this iteration's loss), e.g. ``total += loss`` or ``avg = 0.9 * avg + 0.1 * loss`` — and no
-    backward/autograd.grad call ever ran a graph node such an operation created.  So the total's
-    graph only grew, linking every iteration's graph, and nobody walked it (a total that is
-    backwarded, as in accumulating micro-batch losses, is not reported).  A line is visited again
+    (this iteration's loss; a value whose graph reaches the total's, such as the gradient of a
+    function of it taken with ``create_graph=True``, is derived from it: fast weights stepped in
+    an unrolled inner loop are no total), e.g. ``total += loss`` or ``avg = 0.9 * avg + 0.1 *
+    loss`` — and no backward/autograd.grad call ever ran a graph node such an operation created.
+    So the total's graph only grew, linking every iteration's graph, and nobody walked it (a total
+    that is backwarded, as in accumulating micro-batch losses, is not reported).  A line is visited again
     when control comes back to it, as a loop does (a line tracer on the fixture's own code; a
     statement spread over several lines is one visit); operations inside libraries count for the
     fixture line that called them.
@@ -370,21 +372,20 @@ class _Observer:
             return
         key = (frame.f_code, frame.f_lineno)
         visit = self.visits.get(id(frame), {}).get(frame.f_lineno, (0, 0))[0]
-        carried = fresh = False
+        carried, fresh = [], []
         for t in _tensors(args, kwargs, Tensor):
             if t.grad_fn is None:
                 continue
             made = self.made.get(id(t))
-            if made is not None and made[0]() is t and made[1] == key:
-                if made[2] < visit or made[3]:
-                    carried = True  # the line's value from an earlier visit, or derived from it
-                else:
-                    fresh = True
+            if made is not None and made[0]() is t and made[1] == key and (made[2] < visit or made[3]):
+                carried.append(t.grad_fn)  # the line's value from an earlier visit, or derived from it
             else:
-                fresh = True  # a graph made elsewhere: this iteration's loss
+                fresh.append(t)  # this visit's, or a graph made elsewhere: this iteration's loss
         for o in outs:
-            self.made[id(o)] = (weakref.ref(o), key, visit, carried)
-        if carried and fresh:
+            self.made[id(o)] = (weakref.ref(o), key, visit, bool(carried))
+        # a value computed from the carried one (fast weights' gradient: w = w - lr * g with
+        # create_graph=True) is derived from it too, not new graph
+        if carried and any(not _reaches(t.grad_fn, carried) for t in fresh):
             site = (self.fixture.rel(frame.f_code.co_filename), frame.f_lineno)
             self.totals.setdefault(site, []).extend(o.grad_fn for o in outs)
 
@@ -401,6 +402,20 @@ class _Observer:
             "unused_retains": _sites(s for s, records in self.retains.items()
                                      if not any(walked for _, walked in records)),
         }
+
+
+def _reaches(node, targets: list) -> bool:
+    """Whether the graph below ``node`` holds one of the nodes ``targets``."""
+    seen, stack = set(), [node]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        if any(node is t for t in targets):
+            return True
+        seen.add(id(node))
+        stack.extend(n for n, _ in node.next_functions)
+    return False
 
 
 def _tensors(args, kwargs, Tensor):

@@ -123,6 +123,32 @@ def test_error_family_on_snippets(program, expected):
     # GG203: a retained graph nothing walks later
     (W + "for i in range(2):\n    (w * 2).sum().backward(retain_graph=True)\n", [("GG203", 4)]),
     (W + "y = (w * 2).sum()\nfor i in range(2):\n    y.backward(retain_graph=True)\n", []),
+    # ... but a create_graph=True call keeps its graph by design (retain_graph defaults to it)
+    (W + "for i in range(2):\n    (g,) = torch.autograd.grad((w ** 3).sum(), w, create_graph=True)\n", []),
+    (W + "for i in range(2):\n    (g,) = torch.autograd.grad((w ** 3).sum(), w, create_graph=False, retain_graph=True)\n",
+     [("GG203", 4)]),
+    # GG202: fast weights stepped by their own gradient are an unrolled inner loop, not a total
+    (W + "fast = w\nfor i in range(3):\n    (g,) = torch.autograd.grad((fast ** 3).sum(), fast, create_graph=True)\n"
+         "    fast = fast - 0.1 * g\n", []),
+    (W + "fast = w\nfor i in range(3):\n    (g,) = torch.autograd.grad((fast ** 3).sum(), fast)\n"
+         "    fast = fast - 0.1 * g\n", []),
+    (W + "fast = w\nfor i in range(3):\n    fast = fast - 0.1 * (w ** 3)\n", [("GG202", 5)]),  # new graph each step
 ])
 def test_good_practice_rules_on_snippets(program, expected):
     assert _codes(program) == expected
+
+
+@pytest.mark.parametrize("second, twice", [
+    ("y.backward()", True),
+    ("torch.autograd.grad(y, w)", False),
+])
+def test_gg102_says_twice_only_when_both_walks_accumulate(second, twice):
+    """``autograd.grad`` returns its gradients: nothing is accumulated twice, and clearing ``.grad``
+    is no fix for it."""
+    program = W + f"y = (w + 1).sum()\ny.backward()\n{second}\n"
+    (finding,) = analyze_source(program, "<snippet>").findings
+    assert finding.code == "GG102"
+    assert ("accumulated twice" in finding.message) is twice
+    assert ("累加两次" in rules.render(finding, "zh-cn")) is twice
+    kinds = [f.kind for f in finding.fixes]
+    assert kinds == (["retain_graph_and_insert_before"] if twice else ["retain_graph"]), kinds

@@ -270,6 +270,14 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
         "when": " in the previous iteration" if same_call else "",
         "when_zh": "（在上一次迭代中）" if same_call else "",
     }
+    if reuse.code == "GG102":  # what walking it again does: only two backward() calls add up in .grad
+        twice = _accumulates(info.call) and _accumulates(node)
+        args["effect"] = (f", but the gradients of {args['origin']} are accumulated twice" if twice else
+                          "; nothing is counted twice (`autograd.grad` returns its gradients rather than "
+                          "adding them to `.grad`), but an op that saves a tensor on that path would make it raise")
+        args["effect_zh"] = (f"，但 {args['origin_zh']} 的梯度会被累加两次" if twice else
+                             "；梯度不会被重复累加（`autograd.grad` 直接返回梯度而不累加到 `.grad`），"
+                             "但这条路径上只要有一个保存张量的运算就会报错")
     message = rule.message["en"].format(**args)
     severity = rule.severity if reuse.exact else "warning"
     if not reuse.exact:
@@ -331,6 +339,9 @@ def _walk_again_fixes(reuse, locate, main_path, parents) -> list:
     """GG102 of a graph walked a second time on purpose: keep it for that walk, and clear the
     gradients the first walk left, so the second gives them once rather than twice."""
     first, second = reuse.info.call, reuse.node
+    if not (_accumulates(first) and _accumulates(second)):
+        # autograd.grad adds nothing to .grad: keeping the graph is all there is to do
+        return [_retain(first, locate, main_path, preferred=True)]
     stmt = _statement_of(second, parents)
     home = _function_of(second, parents)
     roots = sorted(reuse.stale.roots, key=Root.place)
@@ -665,6 +676,13 @@ def _where_zh(loc, main_path: str) -> str:
 def _within(node, outer) -> bool:
     return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) \
         and (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
+
+
+def _accumulates(call) -> bool:
+    """A call that adds its gradients into ``.grad`` (``backward()``, ``torch.autograd.backward``),
+    unlike ``autograd.grad``, which returns them."""
+    func = getattr(call, "func", None)
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) == "backward"
 
 
 def _is_plain_backward(call) -> bool:

@@ -3,7 +3,9 @@
 ``total_loss += loss`` (or ``avg = 0.9 * avg + 0.1 * loss``) with a ``loss`` that requires grad
 makes ``total_loss`` a tensor whose graph holds the graph of every iteration so far; if no
 backward ever walks it, all that memory is held for nothing and grows each step. torch raises
-nothing: memory runs out later, or the loop just slows down."""
+nothing: memory runs out later, or the loop just slows down. Weights stepped by their own gradient
+(``w = w - lr * g``: meta-learning's inner loop, test-time adaptation) are no total: what is added
+is computed from the value it is added to, or carries no graph at all."""
 from __future__ import annotations
 
 import ast
@@ -19,6 +21,8 @@ def on_running_total(ev) -> Report | None:
     if t.grad != YES or not t.exact or not ev.known_context:
         return None
     mine = frozenset(s for s in t.segs if s.site is ev.node)
+    if not _adds_new_graph(t.segs, ev.node):
+        return None  # fast weights stepped by their own gradient: an unrolled inner loop, not a total
     stmt = ev.stmt
     total = stmt.target if isinstance(stmt, ast.AugAssign) else (
         stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None)
@@ -36,6 +40,19 @@ def on_running_total(ev) -> Report | None:
                            preferred=True, safe=True),)
     what = f"`{short(total)}`" if total is not None else "the total"
     return Report("GG202", ev.node, (("what", what),), True, fixes, t.roots, unless_walked=mine)
+
+
+def _adds_new_graph(segs, node) -> bool:
+    """Whether this iteration adds graph not computed from the total's previous value: a loss
+    (``total += loss``), not a gradient of a function of the total itself (``w = w - lr * g`` with
+    ``g = autograd.grad(f(w), w, create_graph=True)``: an inner loop unrolled on purpose) nor
+    nothing at all (``g`` without a graph). This iteration's segments other than the addition's
+    own are what is added; the ones no other of them was built on are its results, and a
+    segment's ``deps`` hold the whole graph below it."""
+    previous = frozenset(s for s in segs if s.site is node and s.old)
+    added = [s for s in segs if not s.old and s.site is not node]
+    below = frozenset().union(*(s.deps for s in added)) if added else frozenset()
+    return any(not (s.deps & previous) for s in added if s not in below)
 
 
 def _reads(expr, target) -> bool:

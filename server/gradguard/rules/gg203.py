@@ -3,8 +3,11 @@
 The graph (with every tensor its ops saved) stays in memory until its tensors are dropped, for
 nothing: no later backward or ``autograd.grad`` call walks any of it, on any iteration. The usual
 causes: ``retain_graph=True`` added by rote to silence a "second time" error that a detach fixed
-since, the last of several backwards retaining too, a graph rebuilt every iteration."""
+since, the last of several backwards retaining too, a graph rebuilt every iteration. A call with
+``create_graph=True`` is not one: it keeps the graph on purpose, for the gradients' own graph."""
 from __future__ import annotations
+
+import ast
 
 from . import FixIntent, Report, Rule, short
 
@@ -13,6 +16,8 @@ def on_retained(ev) -> Report | None:
     # the graph must be known: segments from unresolved code might be walked where we do not see
     if not ev.known_context or not ev.tensors or not all(t.exact for t in ev.tensors):
         return None
+    if _creates_graph(ev.node):
+        return None  # the gradients' own graph is built on the one kept: retained by design
     segs = frozenset().union(*(t.segs for t in ev.tensors))
     if not segs or not any(s.roots for s in segs):
         return None
@@ -21,6 +26,13 @@ def on_retained(ev) -> Report | None:
     fixes = (FixIntent("drop_retain_graph", "Do not retain the graph", (("call", ev.node),), preferred=True,
                        safe=True),)  # nothing walks it again: the same gradients, less memory
     return Report("GG203", ev.node, (("call", call), ("what", what)), True, fixes, unless_walked_later=segs)
+
+
+def _creates_graph(call) -> bool:
+    """``create_graph=`` anything but a literal False: the call keeps the graph for a double
+    backward (and ``retain_graph`` defaults to it), which a later walk of the gradients needs."""
+    value = next((k.value for k in getattr(call, "keywords", ()) if k.arg == "create_graph"), None)
+    return value is not None and not (isinstance(value, ast.Constant) and not value.value)
 
 
 RULE = Rule(
