@@ -241,7 +241,9 @@ def _drop_keyword(keyword: str):
         args = list(call.args)
         for i, arg in enumerate(args):
             if arg.keyword and arg.keyword.value == keyword:
-                start = region.span(args[i - 1].value)[1] if i else region.span(arg)[0]
+                before = args[i - 1].value if i else None  # its span leaves its parentheses out
+                start = (_after_parens(src, region.span(before)[1], len(before.rpar)) if i and before.rpar
+                         else region.span(before)[1] if i else region.span(arg)[0])
                 end = region.span(arg.value)[1] if i else (region.span(args[1])[0] if len(args) > 1
                                                            else region.span(arg.value)[1])
                 return [_replace(src, (start, end), "")]

@@ -50,6 +50,18 @@ def test_retain_graph_on_a_multi_line_call_with_trailing_comma():
     assert fixed(src, fix) == "loss.backward(\n    grad, retain_graph=True,  # why\n)\n"
 
 
+@pytest.mark.parametrize("src, expected", [
+    ("loss.backward(retain_graph=True)\n", "loss.backward()\n"),
+    ("g = grad(y, x, retain_graph=True)\n", "g = grad(y, x)\n"),
+    ("g = grad(y, (w, b), retain_graph=True)  # why\n", "g = grad(y, (w, b))  # why\n"),
+    ("g = grad(y, x, retain_graph=True, create_graph=False)\n", "g = grad(y, x, create_graph=False)\n"),
+    ("loss.backward(retain_graph=True, inputs=[w])\n", "loss.backward(inputs=[w])\n"),
+])
+def test_drop_retain_graph_keeps_the_other_arguments_whole(src, expected):
+    call = src.split(" = ")[-1].split("  #")[0].rstrip("\n")
+    assert fixed(src, Fix("drop_retain_graph", "t", (("call", span_of(src, call, 1)),))) == expected
+
+
 # --- detach ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("src, needle, expected", [
