@@ -240,12 +240,16 @@ def _layer_keeps(run) -> str | None:
 
 
 def _keeps(patterns: list) -> str | None:
-    """The kind (``autograd._kept``) that predicts exactly which writes raise, in every form
-    (the first, canonical one keeping something)."""
-    if not any(any(got) for got in patterns[0].values()):
+    """The kind (``autograd._kept``) that predicts exactly which writes raise in the canonical
+    form (which must keep something), and in every other form nothing that does not raise (it may
+    miss some: ``2 ** x`` keeps x and its result, ``self`` says x)."""
+    canonical, others = patterns[0], patterns[1:]
+    if not any(any(got) for got in canonical.values()):
         return None
     for kind in KINDS:
-        if all(_predicted(kind, grads) == got for pattern in patterns for grads, got in pattern.items()):
+        if all(_predicted(kind, grads) == got for grads, got in canonical.items()) and all(
+                not (said and not seen) for pattern in others for grads, got in pattern.items()
+                for said, seen in zip(_predicted(kind, grads), got)):
             return kind
     return None
 
@@ -690,8 +694,8 @@ MODULES = {
 }
 
 
-# Other forms of a call, which what the canonical one keeps must describe too (a number first:
-# ``2 ** x`` keeps its result, not x; ``2 * x`` keeps nothing).
+# Other forms of a call, in which what the canonical one keeps must hold too (a number first:
+# ``2 ** x`` keeps x and its result; ``2 * x`` keeps nothing).
 VARIANTS = {
     "functions": {"torch.pow": [lambda f, g: f(2.0, g(3))], "torch.mul": [lambda f, g: f(g(3), 2)]},
     "operators": {"Pow": [lambda g: (2, g(3))], "Mult": [lambda g: (2, g(3)), lambda g: (g(3), 2)]},
