@@ -113,3 +113,18 @@ def test_table_ships_with_the_package():
     pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     data = pyproject["tool"]["setuptools"]["package-data"]
     assert "*.json" in data["gradguard.torchdata"]
+
+
+def test_underscore_names_are_in_place_ops():
+    """The analyser takes a trailing underscore for an in-place write (``is_in_place_method``):
+    every ATen in-place operator is named so, and every Tensor method named so is one, or is one
+    of the few Python-level methods the generator runs (``not_writing`` are those that write
+    nothing autograd sees)."""
+    from gradguard import torch_api as api
+
+    in_place = {op.split(".")[0] for op, f in ATEN.items() if f.get("kind") == "inplace"}
+    assert all(name.endswith("_") for name in in_place)
+    methods = {n for n in dir(torch.Tensor) if n.endswith("_") and not n.startswith("_")}
+    assert methods - in_place == set(generate.PYTHON_UNDERSCORE_METHODS)
+    assert generate.not_writing() == API["not_writing"] == ["share_memory_"]
+    assert api.is_in_place_method("add_") and not api.is_in_place_method("share_memory_")

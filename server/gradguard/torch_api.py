@@ -220,8 +220,11 @@ OPTIMIZER_STEP_METHODS = frozenset({"step"})
 # Tensor methods that modify the receiver in place (a trailing underscore is the convention).
 # (It also matches requires_grad_ and detach_, which change flags rather than data; see
 # REQUIRES_GRAD_SETTER and DETACH_IN_PLACE.)
+# (Checked by tests/test_torch_table.py: every ATen in-place operator is named so; of the Tensor
+# methods named so that are not ATen operators, the generated ``not_writing`` ones, such as
+# share_memory_, change no values and bump no version counter.)
 def is_in_place_method(name: str) -> bool:
-    return name.endswith("_") and not name.startswith("_")
+    return name.endswith("_") and not name.startswith("_") and name not in _not_writing
 
 
 # --- added by the engine's owner (lead) ---
@@ -371,6 +374,7 @@ KEEPS_MODULES = {name: e["keeps"] for name, e in _generated["modules"].items() i
 # Modules that, built with this flag (keyword, position) true, write their output into their input.
 IN_PLACE_MODULES = {name: tuple(e["inplace_flag"]) for name, e in _generated["modules"].items()
                     if e["inplace_flag"]}
+_not_writing = frozenset(_generated["not_writing"])
 del _generated  # read once, at import; lookups are the dicts above
 
 # Python operators that make running totals (``total += loss``, ``avg = 0.9 * avg + 0.1 * loss``):

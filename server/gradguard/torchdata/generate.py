@@ -788,6 +788,32 @@ def api_facts() -> dict:
                 for section, recipes in SECTIONS.items()}
 
 
+# Tensor methods named like in-place ops (a trailing underscore) that are not ATen operators:
+# how to call each on a tensor.
+PYTHON_UNDERSCORE_METHODS = {
+    "share_memory_": lambda x: x.share_memory_(),
+    "apply_": lambda x: x.apply_(lambda v: v),
+    "map_": lambda x: x.map_(x.detach().clone(), lambda a, b: a),
+    "map2_": lambda x: x.map2_(x.detach().clone(), x.detach().clone(), lambda a, b, c: a),
+}
+
+
+def not_writing() -> list:
+    """Of those, the ones that run on a tensor that requires grad and leave its version counter
+    alone: in place in name only (nothing autograd saved is spoiled)."""
+    names = []
+    for name, call in sorted(PYTHON_UNDERSCORE_METHODS.items()):
+        x = torch.randn(3, requires_grad=True).clone()
+        version = x._version
+        try:
+            call(x)
+        except RuntimeError:  # "Can't call apply_() on Variable that requires grad"
+            continue
+        if x._version == version:
+            names.append(name)
+    return names
+
+
 def result_fields(aten: dict) -> dict:
     """The fields of the (values, indices) named tuples ops return (max, sort, topk, ...):
     whether each carries the graph."""
@@ -815,6 +841,7 @@ def main() -> None:
     api = api_facts()
     link(api, aten)
     api["result_fields"] = result_fields(aten)
+    api["not_writing"] = not_writing()
     meta = {"torch": torch.__version__, "python": sys.version.split()[0],
             "command": "python -m gradguard.torchdata.generate"}
     for file, data in (("aten.json", aten), ("api.json", api)):
