@@ -830,6 +830,7 @@ COPY_RECIPES = {
     "torch.tensor": lambda f, g: [f(g(3)), f(g(3), dtype=torch.float64), f([1.0, 2.0])],
     "torch.LongTensor": _longtensor,
     "torch.detach": lambda f, g: [f(g(3))],
+    "torch.autograd.Variable": lambda f, g: [f(g(3)), f(g(3) * 2)],
 }
 
 

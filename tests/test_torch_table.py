@@ -128,3 +128,17 @@ def test_underscore_names_are_in_place_ops():
     assert methods - in_place == set(generate.PYTHON_UNDERSCORE_METHODS)
     assert generate.not_writing() == API["not_writing"] == ["share_memory_"]
     assert api.is_in_place_method("add_") and not api.is_in_place_method("share_memory_")
+
+
+def test_legacy_variable_is_a_copy_constructor():
+    """``Variable(t)`` (the generated entry without a graph) is read as ``torch.tensor(t)``: a leaf
+    without t's graph that requires grad only when asked."""
+    from torch.autograd import Variable
+
+    from gradguard import torch_api as api
+
+    assert "torch.autograd.Variable" in api.COPY_CONSTRUCTORS
+    x = torch.randn(3, requires_grad=True) * 2
+    plain, asked = Variable(x), Variable(x, requires_grad=True)
+    assert plain.is_leaf and not plain.requires_grad
+    assert asked.is_leaf and asked.requires_grad

@@ -20,6 +20,9 @@ Saving nothing but sizes/scalars (sum, mean, view, cat, to, ...) does not count:
 import json
 from pathlib import Path
 
+# The facts generated from torch (see the tables marked so below).
+_generated = json.loads((Path(__file__).resolve().parent / "torchdata" / "api.json").read_text(encoding="utf-8"))
+
 # Calls that create a fresh tensor: a leaf, requiring grad iff ``requires_grad=True`` is passed.
 FACTORIES = frozenset({
     "torch.randn", "torch.rand", "torch.randint", "torch.zeros", "torch.ones", "torch.empty",
@@ -51,7 +54,8 @@ FACTORIES = frozenset({
 COPY_CONSTRUCTORS = frozenset({
     "torch.tensor", "torch.LongTensor",
     "torch.detach",  # the function form of t.detach(): no copy, but the result has no graph
-})
+}) | {  # generated: legacy torch.autograd.Variable(t) is an alias of t without its graph
+    name for name, e in _generated["functions"].items() if not e["graph"]}
 
 # Calls that make a leaf that requires grad from their first argument.
 # (nn.Parameter(x * 2) is a leaf too: Parameter detaches its data.)
@@ -69,7 +73,6 @@ PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 # indices; dropout with training=False or p=0 returns its input (no node); to()/float()/... that
 # change nothing return the tensor itself; sign/round/floor/ceil have a zero gradient but keep the
 # graph; x // y has no derivative (its first backward raises).
-_generated = json.loads((Path(__file__).resolve().parent / "torchdata" / "api.json").read_text(encoding="utf-8"))
 
 # Differentiable torch functions -> whether their backward node saves tensors (only saved
 # *tensors* count: they are what backward frees and a second walk misses; sizes and scalars not).
