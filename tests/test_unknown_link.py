@@ -136,6 +136,20 @@ def _downstream(tree: ast.Module, sources: list[ast.stmt]) -> set[int]:
     return lines
 
 
+def _made_without_grad(tree: ast.Module, st: ast.stmt, line: int) -> list[ast.stmt]:
+    """Where grad recording is off (GG104's ``grad_off``): the assignments in the body of a
+    ``with torch.no_grad():``, or the returns of a function decorated with ``@torch.no_grad()``."""
+    if isinstance(st, (ast.With, ast.AsyncWith)) and st.lineno == line:
+        # what leaves the block as it was made: a value the block goes on computing from was made
+        # without grad whatever it was (an unknown input changes nothing there)
+        body = [x for x in st.body if isinstance(x, (ast.Assign, ast.AnnAssign))]
+        return [x for i, x in enumerate(body) if not any(_stores(x) & _reads(y) for y in body[i + 1:])]
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(d.lineno == line for d in fn.decorator_list):
+            return [x for x in ast.walk(fn) if isinstance(x, ast.Return) and x.value is not None]
+    return []
+
+
 def _upstream(tree: ast.Module, target: ast.stmt) -> set[int]:
     """Lines of the statements whose values ``target`` reads, directly or through others."""
     names = _reads(target)
@@ -204,16 +218,19 @@ def chain(finding: Finding, analysis, files: list[Path]) -> list[Link]:
         for src in sources:  # the steps that carry what the source made on to the finding
             tree = trees.get(file_of.get(src.path))
             st = _statement_at(tree, src.line, src.column) if tree is not None else None
-            if st is None:
+            made = _made_without_grad(tree, st, src.line) if tree is not None else []
+            if st is None and not made:
                 continue
-            down = _downstream(tree, [st])
-            places += [s for s in steps if s.path == src.path and s.line in down
-                       and _carries(analysis, s, _statement_at(tree, s.line, s.column), src)]
             target = _statement_at(tree, finding.location.line, finding.location.column) \
                 if file_of[src.path] == here else None
-            if finding.code == "GG104" and target is not None:
+            up = _upstream(tree, target) if target is not None else None
+            places += [_loc_of(x, src.path) for x in made  # a return: the call is on the path
+                       if up is None or x.lineno in up or isinstance(x, ast.Return)]
+            down = _downstream(tree, made or [st])
+            places += [s for s in steps if s.path == src.path and s.line in down
+                       and _carries(analysis, s, _statement_at(tree, s.line, s.column), src)]
+            if finding.code == "GG104" and up is not None:
                 # a value without grad has no graph steps: follow the names to the finding
-                up = _upstream(tree, target)
                 places += [_loc_of(x, src.path) for x in _statements(tree) if x.lineno in down & up]
     out = {}
     for loc in places:
