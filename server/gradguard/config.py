@@ -30,6 +30,8 @@ SEVERITIES = ("error", "warning", "info", "hint")
 #: Accepted spellings: the names above, and "information" (LSP's and older VS Code settings').
 SEVERITY_LEVELS = {**{name: name for name in SEVERITIES}, "information": "info"}
 RUN_MODES = ("onType", "onSave")
+#: which backward calls get a code lens: those a finding involves, every one, none
+CODE_LENS_MODES = ("findings", "all", "off")
 
 #: Editor setting defaults; must equal ``contributes.configuration`` in the root package.json
 #: (tests/lsp/test_config.py checks this).
@@ -39,6 +41,8 @@ EDITOR_DEFAULTS: dict[str, Any] = {
     "select": [],
     "ignore": [],
     "severity": {},
+    "codeLens": "findings",
+    "inlayHints": False,
 }
 #: Settings the VS Code client consumes itself; the server accepts and ignores them.
 CLIENT_ONLY_SETTINGS = frozenset({"interpreter", "importStrategy", "trace", "path", "args"})
@@ -220,6 +224,8 @@ class EditorSettings:
     select: tuple[str, ...] = tuple(EDITOR_DEFAULTS["select"])
     ignore: tuple[str, ...] = tuple(EDITOR_DEFAULTS["ignore"])
     severity: Mapping[str, str] = field(default_factory=lambda: dict(EDITOR_DEFAULTS["severity"]))
+    code_lens: str = EDITOR_DEFAULTS["codeLens"]
+    inlay_hints: bool = EDITOR_DEFAULTS["inlayHints"]
 
 
 def _unwrap(raw: Any) -> Mapping[str, Any]:
@@ -247,11 +253,16 @@ def parse_editor_settings(raw: Any) -> tuple[EditorSettings, list[str]]:
         name = f"gradguard.{key}"
         if value is None or key in CLIENT_ONLY_SETTINGS:
             continue
-        if key == "enable":
+        if key in ("enable", "inlayHints"):
             if isinstance(value, bool):
-                settings["enable"] = value
+                settings["inlay_hints" if key == "inlayHints" else key] = value
             else:
                 warnings.append(f"'{name}' must be true or false, not {value!r}")
+        elif key == "codeLens":
+            if value in CODE_LENS_MODES:
+                settings["code_lens"] = value
+            else:
+                warnings.append(f"'{name}' must be one of {', '.join(CODE_LENS_MODES)}, not {value!r}")
         elif key == "run":
             if value in RUN_MODES:
                 settings["run"] = value

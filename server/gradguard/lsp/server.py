@@ -34,12 +34,15 @@ from ..facts import Facts
 from ..config import Config, EditorSettings, load_project_config, parse_editor_settings
 from ..findings import Finding, Location
 from ..fixes import FixError, fix_all_edits, fix_edits, fix_from_data, fix_to_data, suppression_edit
+from ..graph_picture import build as build_picture, finding_at
+from ..graph_render import html as picture_html, svg as picture_svg, text as picture_text
 from ..hover import fact_hover, rule_hover, suppressed_code_at
 from . import documents
 from .analyser import Analyser, Job
 from .convert import (Positions, action_data, diagnostic, diagnostics, finding_data, finding_from_data,
                       workspace_edit)
 from .documents import Snapshot
+from .lenses import backward_lenses, inlay_hints
 from .linemap import LineMap
 from .protocol import Protocol, StdinReader, read_messages
 from .worker import Worker
@@ -47,6 +50,10 @@ from .worker import Worker
 DEBOUNCE_SECONDS = 0.15
 INDEX_DELAY_SECONDS = 0.25  # after the diagnostics of a version, the pause before its hover index
 HOVER_WAIT_SECONDS = 1.0  # a hover on a document with no analysis at all waits this long for one
+GRAPH_WAIT_SECONDS = 10.0  # a graph picture waits this long for the facts of the current version
+GRAPH_REQUEST = "gradguard/graph"
+SHOW_GRAPH_COMMAND = "gradguard.showGraph"
+SHOW_GRAPH_TITLE = {"en": "Show the graph of this finding", "zh-cn": "显示此问题的计算图"}
 FIX_ALL_KIND = "source.fixAll.gradguard"
 FACTS_JOB = "#hover-index"  # the worker's key for a document's hover-index analysis
 SUPPRESS_TITLE = {"en": "Suppress {code} on this line", "zh-cn": "在此行忽略 {code}"}
@@ -95,6 +102,7 @@ class GradGuardServer(LanguageServer):
         self._worker = Worker("gradguard-analysis")
         self.analyser = Analyser()  # the child process, driven from the worker thread only
         self._shown: set[str] = set()
+        self.drawn: set[str] = set()  # "lens", "hint": what the client has asked for
         self._crashed: set[str] = set()  # documents already told of a crashed analysis
 
     # --- client capabilities -----------------------------------------------------------------
@@ -105,6 +113,13 @@ class GradGuardServer(LanguageServer):
     def markdown(self) -> bool:
         formats = get_capability(self.client_capabilities, "text_document.hover.content_format", None)
         return bool(formats) and lsp.MarkupKind.Markdown in formats
+
+    @property
+    def shows_graphs(self) -> bool:
+        """The client runs ``gradguard.showGraph`` (``capabilities.experimental.gradguard.showGraph``)."""
+        experimental = get_capability(self.client_capabilities, "experimental", None)
+        own = experimental.get("gradguard") if isinstance(experimental, dict) else None
+        return isinstance(own, dict) and own.get("showGraph") is True
 
     @property
     def lazy_edits(self) -> bool:
@@ -206,6 +221,7 @@ class GradGuardServer(LanguageServer):
         if not result.keep_previous and snap.key in self._latest:
             if facts:
                 self.hovers[snap.key] = result
+                self.refresh_views()
             else:
                 self.results[snap.key] = result
         if not facts and (good := self.results.get(snap.key)) is not None and not good.crashed:
@@ -228,6 +244,14 @@ class GradGuardServer(LanguageServer):
             running = (ident, asyncio.ensure_future(self._run(snap, facts)))
             self._running[(snap.key, facts)] = running
         return running[1]
+
+    def refresh_views(self) -> None:
+        """New hover facts: lenses and hints (drawn from them) are asked for again, by a client
+        that asked for them before."""
+        if "lens" in self.drawn and self.supports("workspace.code_lens.refresh_support"):
+            self.workspace_code_lens_refresh(None)
+        if "hint" in self.drawn and self.supports("workspace.inlay_hint.refresh_support"):
+            self.workspace_inlay_hint_refresh(None)
 
     def index_later(self, snap: Snapshot) -> None:
         """The hover index of ``snap`` after a pause, unless the document moves on meanwhile
@@ -679,6 +703,11 @@ async def code_action(ls: GradGuardServer, params: lsp.CodeActionParams) -> Opti
             pairs = [(version, finding, diag) for (version, finding), diag in parsed]
         for version, finding, diag in pairs:
             actions += _actions_for(ls, snap, uri, finding, diag, version)
+            if ls.shows_graphs:  # a client command: only for a client that says it has it
+                title = SHOW_GRAPH_TITLE.get(ls.locale, SHOW_GRAPH_TITLE["en"])
+                actions.append(lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag],
+                                              command=lsp.Command(title=title, command=SHOW_GRAPH_COMMAND,
+                                                                  arguments=[uri, _json_range(diag.range)["start"]])))
 
     if _wants(only, FIX_ALL_KIND) and (only or actions):
         if result is None:  # asked for by name (e.g. on save), fix-all waits for this version
@@ -733,6 +762,156 @@ async def code_action_resolve(ls: GradGuardServer, action: lsp.CodeAction) -> ls
     except (LookupError, TypeError, ValueError) as exc:  # places that are not in this document
         raise JsonRpcInvalidParams(f"codeAction/resolve: the action does not fit {uri} ({exc})") from None
     return action
+
+
+# --- the graph picture, code lenses, inlay hints ---------------------------------------------
+
+def _graph_params(params: Any) -> tuple[str, lsp.Position, str, bool]:
+    """``{textDocument: {uri}, position: {line, character}, format?: "svg"|"html"|"text",
+    style?: bool}`` (pygls hands a custom request's params over as a dict or a namespace)."""
+    def get(obj, key):
+        return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+    try:
+        uri = get(get(params, "textDocument"), "uri")
+        position = get(params, "position")
+        line, character = get(position, "line"), get(position, "character")
+        fmt = get(params, "format") or "svg"
+        style = get(params, "style")
+    except (AttributeError, TypeError):
+        uri = line = character = fmt = style = None
+    if not (isinstance(uri, str) and isinstance(line, int) and isinstance(character, int) and line >= 0
+            and character >= 0 and fmt in ("svg", "html", "text") and style in (None, True, False)):
+        raise JsonRpcInvalidParams(f"{GRAPH_REQUEST}: expected textDocument.uri, position "
+                                   "and optionally format (svg, html, text) and style (a boolean)")
+    return uri, lsp.Position(line=line, character=character), fmt, style is not False
+
+
+@server.feature(GRAPH_REQUEST)
+async def graph(ls: GradGuardServer, params: Any) -> Optional[dict]:
+    """The graph picture of the finding at a position (on its line), drawn from the facts of
+    the document's current version: ``{code, message, range, uri, picture, nodes}``, or null
+    when no finding is there. ``nodes``: each place the picture links to, ``{role, text, uri,
+    range}``, in the picture's order (origins, steps, events)."""
+    uri, position, fmt, style = _graph_params(params)
+    key = documents.key_of(ls.workspace, uri)
+    snap = documents.take(ls.workspace, key)
+    if snap is None or not ls.editor.enable or (snap.notebook and snap.cell_of(uri) is None):
+        return None
+    cell = snap.cell_of(uri)
+    if position.line >= len(snap.lines_of(cell)):
+        return None
+    cached = ls.hovers.get(key)
+    result = cached if cached is not None and cached.snap == snap and cached.gen == ls.gen else None
+    if result is None:
+        try:
+            result = await asyncio.wait_for(ls.analyse(snap, facts=True), GRAPH_WAIT_SECONDS)
+        except asyncio.TimeoutError:
+            return None
+    if result is None or result.facts is None or result.snap != snap:
+        return None
+    pos = Positions(snap, ls.workspace.position_codec)
+    line, column = pos.server_position(cell, position)
+    finding = finding_at(result.findings, line, cell, column)
+    if finding is None:
+        return None
+    picture = build_picture(finding, result.facts, pos.text)
+
+    def link(loc: Location) -> Optional[str]:
+        target = pos.uri(loc)
+        return f"{target}#L{loc.line}" if target else None
+
+    body = (picture_svg(picture, link, style) if fmt == "svg" else picture_html(picture, link) if fmt == "html"
+            else picture_text(picture))
+    nodes = [{"role": n.role, "text": n.text, "uri": pos.uri(n.location), "range": _json_range(pos.range(n.location))}
+             for n in picture.origins + picture.chain + picture.events]
+    return {"code": finding.code, "message": rules.render(finding, ls.locale), "uri": pos.uri(finding.location),
+            "range": _json_range(pos.range(finding.location)), "format": fmt, "picture": body, "nodes": nodes}
+
+
+def _json_range(rng: lsp.Range) -> dict:
+    return {"start": {"line": rng.start.line, "character": rng.start.character},
+            "end": {"line": rng.end.line, "character": rng.end.character}}
+
+
+async def _indexed(ls: GradGuardServer, uri: str):
+    """The document holding ``uri``, its cell, and the last result with hover facts with a map of
+    its lines to the current text (None: the same version), or None when there is none yet."""
+    key = documents.key_of(ls.workspace, uri)
+    snap = documents.take(ls.workspace, key)
+    if snap is None or not ls.editor.enable or (snap.notebook and snap.cell_of(uri) is None):
+        return None
+    cached = ls.hovers.get(key)
+    if cached is None or cached.gen != ls.gen or cached.facts is None:
+        return None  # asked again (workspace/codeLens/refresh) once the index is built
+    cell = snap.cell_of(uri)
+    old_cell = cached.snap.cell_of(uri) if cached.snap.notebook else None
+    if cached.snap.notebook and old_cell is None:
+        return None
+    lines_map = None if cached.snap == snap else LineMap(cached.snap.lines_of(old_cell), snap.lines_of(cell))
+    return snap, cell, cached, old_cell, lines_map
+
+
+def _moved(loc: Location, lines_map: Optional[LineMap], cell: Optional[int]) -> Optional[Location]:
+    """A place of the indexed text in the current one (None: its line was edited)."""
+    if lines_map is None:
+        return loc
+    start, end = lines_map.to_new(loc.line), lines_map.to_new(loc.end_line)
+    if start is None or end is None:
+        return None
+    return dataclasses.replace(loc, line=start, end_line=end, cell=cell)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+async def code_lens(ls: GradGuardServer, params: lsp.CodeLensParams) -> Optional[list[lsp.CodeLens]]:
+    if ls.editor.code_lens == "off":
+        return None
+    ls.drawn.add("lens")
+    found = await _indexed(ls, params.text_document.uri)
+    if found is None:
+        return None
+    snap, cell, result, old_cell, lines_map = found
+    pos = Positions(snap, ls.workspace.position_codec)
+    lenses = []
+    for lens in backward_lenses(result.facts, result.findings, ls.editor.code_lens, old_cell):
+        where = _moved(lens.location, lines_map, cell)
+        if where is None:
+            continue
+        rng = pos.range(where)
+        command = lsp.Command(title=lens.title, command="")
+        if lens.finding is not None and ls.shows_graphs:
+            command = lsp.Command(title=f"{lens.title} · {lens.finding.code}: show graph",
+                                  command=SHOW_GRAPH_COMMAND,
+                                  arguments=[params.text_document.uri, _json_range(rng)["start"]])
+        lenses.append(lsp.CodeLens(range=rng, command=command))
+    return lenses
+
+
+@server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
+async def inlay_hint(ls: GradGuardServer, params: lsp.InlayHintParams) -> Optional[list[lsp.InlayHint]]:
+    if not ls.editor.inlay_hints:
+        return None
+    ls.drawn.add("hint")
+    found = await _indexed(ls, params.text_document.uri)
+    if found is None:
+        return None
+    snap, cell, result, old_cell, lines_map = found
+    first, last = params.range.start.line + 1, params.range.end.line + 1
+    old_lines = result.snap.lines_of(old_cell)
+    if lines_map is not None:  # the lines the edit left alone, at their old place
+        olds = [o for n in range(first, last + 1) if (o := lines_map.to_old(n)) is not None]
+        if not olds:
+            return []
+        first, last = min(olds), max(olds)
+    pos = Positions(snap, ls.workspace.position_codec)
+    hints = []
+    for hint in inlay_hints(result.facts, old_lines, first, last, old_cell):
+        line = hint.line if lines_map is None else lines_map.to_new(hint.line)
+        if line is None:
+            continue
+        where = Location(snap.path, line, hint.column, line, hint.column, cell)
+        hints.append(lsp.InlayHint(position=pos.range(where).start, label=hint.label,
+                                   kind=lsp.InlayHintKind.Type, tooltip=hint.tooltip, padding_left=True))
+    return hints
 
 
 def start(argv: list[str]) -> int:
