@@ -125,6 +125,7 @@ def test_error_family_on_snippets(program, expected):
     (W + "y = (w * 2).sum()\nfor i in range(2):\n    y.backward(retain_graph=True)\n", []),
     # ... but a create_graph=True call keeps its graph by design (retain_graph defaults to it)
     (W + "for i in range(2):\n    (g,) = torch.autograd.grad((w ** 3).sum(), w, create_graph=True)\n", []),
+    (W + "for i in range(2):\n    (w ** 3).sum().backward(create_graph=True)\n    w.grad = None\n", []),
     (W + "for i in range(2):\n    (g,) = torch.autograd.grad((w ** 3).sum(), w, create_graph=False, retain_graph=True)\n",
      [("GG203", 4)]),
     # GG202: fast weights stepped by their own gradient are an unrolled inner loop, not a total
