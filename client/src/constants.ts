@@ -5,6 +5,9 @@ export const SERVER_ID = 'gradguard';
 export const SERVER_NAME = 'GradGuard';
 export const CONFIG_SECTION = 'gradguard';
 export const FIX_ALL_KIND = 'source.fixAll.gradguard';
+/** The server's custom request for a finding's graph picture, and the command that shows it. */
+export const GRAPH_REQUEST = 'gradguard/graph';
+export const SHOW_GRAPH_COMMAND = 'gradguard.showGraph';
 
 /** Oldest CPython the server supports (pyproject.toml `requires-python`). */
 export const MIN_PYTHON: readonly [number, number] = [3, 10];

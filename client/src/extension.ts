@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
-import { fixAll } from './commands';
-import { SERVER_NAME } from './constants';
+import { fixAll, showGraph, toggleInlayHints } from './commands';
+import { SERVER_NAME, SHOW_GRAPH_COMMAND } from './constants';
+import { GraphView } from './graphView';
 import { createLogChannel, logInfo, showLogs } from './log';
 import { onActiveInterpreterChanged } from './python';
 import { ServerManager } from './server';
@@ -15,8 +16,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
     manager = new ServerManager(context, channel);
     const server = manager;
+    const graphs = new GraphView(() => server.languageClient);
     context.subscriptions.push(
         server,
+        graphs,
+        vscode.commands.registerCommand(SHOW_GRAPH_COMMAND, (uri?: string, position?: { line: number; character: number }) =>
+            showGraph(graphs, uri, position),
+        ),
+        vscode.commands.registerCommand('gradguard.toggleInlayHints', toggleInlayHints),
         vscode.commands.registerCommand('gradguard.restart', () => server.restart('restart command')),
         vscode.commands.registerCommand('gradguard.showLogs', showLogs),
         vscode.commands.registerCommand('gradguard.fixAll', fixAll),

@@ -15,7 +15,7 @@ import {
     StaticFeature,
     TransportKind,
 } from 'vscode-languageclient/node';
-import { bundledPaths, CONFIG_SECTION, SERVER_ID, SERVER_NAME } from './constants';
+import { bundledPaths, CONFIG_SECTION, SERVER_ID, SERVER_NAME, SHOW_GRAPH_COMMAND } from './constants';
 import { logError, logInfo, logWarn } from './log';
 import { chooseInterpreter, Interpreter, InterpreterProblem, probe, ProbeResult } from './python';
 import { launchScope, LaunchSettings, readLaunchSettings, settingsPayload } from './settings';
@@ -97,6 +97,7 @@ export class ServerManager implements vscode.Disposable {
         }
         const client = new LanguageClient(SERVER_ID, SERVER_NAME, launch.options, this.clientOptions());
         client.registerFeature(new PushDiagnosticsOnly());
+        client.registerFeature(new ShowsGraphs());
         this.client = client;
         try {
             await client.start();
@@ -185,7 +186,8 @@ export class ServerManager implements vscode.Disposable {
             traceOutputChannel: this.channel,
             revealOutputChannelOn: RevealOutputChannelOn.Never,
             initializationOptions: { settings: settingsPayload(launchScope()) },
-            markdown: { isTrusted: false, supportHtml: false },
+            // hovers may link to one command only: the graph of their finding
+            markdown: { isTrusted: { enabledCommands: [SHOW_GRAPH_COMMAND] }, supportHtml: false },
             errorHandler: {
                 error: () => ({ action: ErrorAction.Continue }),
                 closed: () => {
@@ -242,6 +244,22 @@ class PushDiagnosticsOnly implements StaticFeature {
     fillClientCapabilities(capabilities: ClientCapabilities): void {
         delete capabilities.textDocument?.diagnostic;
         delete capabilities.workspace?.diagnostics;
+    }
+    initialize(): void {}
+    clear(): void {}
+}
+
+/**
+ * Tells the server that this client runs `gradguard.showGraph`, so that its code lenses, hovers
+ * and code actions may offer it (capabilities.experimental.gradguard.showGraph).
+ */
+class ShowsGraphs implements StaticFeature {
+    getState() {
+        return { kind: 'static' } as const;
+    }
+    fillClientCapabilities(capabilities: ClientCapabilities): void {
+        const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+        capabilities.experimental = { ...experimental, gradguard: { showGraph: true } };
     }
     initialize(): void {}
     clear(): void {}

@@ -6,7 +6,7 @@ import { CONFIG_SECTION } from './constants';
  * Settings the server reads and can apply while running: sent as initializationOptions and
  * with workspace/didChangeConfiguration, without a restart. Defaults live only in package.json.
  */
-export const LIVE_SETTINGS = ['enable', 'run', 'select', 'ignore', 'severity'] as const;
+export const LIVE_SETTINGS = ['enable', 'run', 'select', 'ignore', 'severity', 'codeLens', 'inlayHints'] as const;
 /** Settings that decide which process runs: changing one restarts the server. */
 export const RESTART_SETTINGS = ['interpreter', 'importStrategy'] as const;
 
@@ -18,6 +18,8 @@ export interface ServerSettings {
     select: string[];
     ignore: string[];
     severity: Record<string, string>;
+    codeLens: 'findings' | 'all' | 'off';
+    inlayHints: boolean;
 }
 
 export interface LaunchSettings {

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import json
+import urllib.parse
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -172,3 +174,18 @@ async def test_no_show_graph_action_for_other_clients(client: LanguageClient):
         text_document=lsp.TextDocumentIdentifier(uri), range=diags[0].range,
         context=lsp.CodeActionContext(diagnostics=list(diags))))
     assert actions and not any(isinstance(a, lsp.Command) or a.command for a in actions)
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_finding_links_to_its_graph(graph_client: LanguageClient):
+    uri = open_text(graph_client, SEED000)
+    await wait_diagnostics(graph_client, uri, lambda d: len(d) == 1)
+    params = lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(34, 10))
+    hover = await until(lambda: graph_client.text_document_hover_async(params))
+    link = "[Show the graph of this finding](command:gradguard.showGraph?"
+    assert link in hover.contents.value
+    args = hover.contents.value.split(link, 1)[1].rstrip(")")
+    assert json.loads(urllib.parse.unquote(args)) == [uri, {"line": 34, "character": 8}]
+    elsewhere = await graph_client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(10, 0)))
+    assert elsewhere is not None and "command:" not in elsewhere.contents.value

@@ -15,10 +15,12 @@ import argparse
 import asyncio
 import dataclasses
 import gc
+import json
 import os
 import sys
 import threading
 import traceback
+import urllib.parse
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Optional
@@ -587,9 +589,10 @@ async def hover(ls: GradGuardServer, params: lsp.HoverParams) -> Optional[lsp.Ho
         where = Location(snap.path, line, hit[1], line, hit[2], cell)
         return lsp.Hover(contents=lsp.MarkupContent(kind=kind, value=text), range=pos.range(where))
 
+    link = _graph_link(ls, key, snap, uri, pos, line, column, cell)
     result = await ls.hover_result(key, snap)
     if result is None or result.facts is None:
-        return None
+        return _link_hover(link, kind)
     # The result may be of an older version: look up the same line there, if the edit left it.
     old = result.snap
     old_cell = old.cell_of(uri) if old.notebook else None
@@ -601,7 +604,7 @@ async def hover(ls: GradGuardServer, params: lsp.HoverParams) -> Optional[lsp.Ho
         return None
     fact = result.facts.at(old_line, column, old_cell)
     if fact is None:
-        return None
+        return _link_hover(link, kind)
     where = fact.location
     if lines_map is not None:
         start, end = lines_map.to_new(where.line), lines_map.to_new(where.end_line)
@@ -611,7 +614,31 @@ async def hover(ls: GradGuardServer, params: lsp.HoverParams) -> Optional[lsp.Ho
     old_pos = Positions(old, ls.workspace.position_codec)
     text = fact_hover(fact, ls.locale, ls.markdown, link=lambda loc: None if loc.cell else old_pos.uri(loc),
                       text=old_pos.text)
+    if link is not None:
+        text += f"\n\n{link[0]}"
     return lsp.Hover(contents=lsp.MarkupContent(kind=kind, value=text), range=pos.range(where))
+
+
+def _graph_link(ls: GradGuardServer, key: str, snap: Snapshot, uri: str, pos: Positions, line: int,
+                column: int, cell: Optional[int]) -> Optional[tuple[str, lsp.Range]]:
+    """A Markdown link that runs ``gradguard.showGraph`` on the finding under the cursor (and
+    its range), for a client that runs that command and shows Markdown."""
+    result = ls.finished(key, snap)
+    if not (ls.shows_graphs and ls.markdown) or result is None:
+        return None
+    finding = finding_at(result.findings, line, cell, column)
+    if finding is None or not (finding.location.column <= column <= finding.location.end_column):
+        return None
+    rng = pos.range(finding.location)
+    args = urllib.parse.quote(json.dumps([uri, _json_range(rng)["start"]]))
+    title = SHOW_GRAPH_TITLE.get(ls.locale, SHOW_GRAPH_TITLE["en"])
+    return f"[{title}](command:{SHOW_GRAPH_COMMAND}?{args})", rng
+
+
+def _link_hover(link: Optional[tuple[str, lsp.Range]], kind: lsp.MarkupKind) -> Optional[lsp.Hover]:
+    if link is None:
+        return None
+    return lsp.Hover(contents=lsp.MarkupContent(kind=kind, value=link[0]), range=link[1])
 
 
 # --- code actions ----------------------------------------------------------------------------
