@@ -256,17 +256,22 @@ def _keeps(patterns: list) -> str | None:
 
 def probe(call, layer=None, variants=()) -> dict:
     """Run ``call(inputs)`` (operands all requiring grad) and record what torch did. ``layer``:
-    holds the module ``call`` built; ``variants``: other forms of the call, which what it keeps
-    must describe too."""
+    holds the module ``call`` built; ``variants``: other forms of the call, in which what it
+    keeps must hold too."""
     torch.manual_seed(0)
     g = Inputs()
     out = call(g)
     outs = tensors(out)
     nodes = _new_nodes(out, g.made)
     top = outs[0].grad_fn if outs else None
+    saved = {}  # node class -> what its instances save
+    for node in nodes:
+        names = _saved_tensors(node)
+        if names:
+            saved.setdefault(type(node).__name__, set()).update(names)
     facts = {
         "grad_fn": type(top).__name__ if top is not None else None,
-        "saved": {type(n).__name__: sorted(_saved_tensors(n)) for n in nodes if _saved_tensors(n)},
+        "saved": {name: sorted(names) for name, names in sorted(saved.items())},
         "outputs_require_grad": [t.requires_grad for t in outs],
         "identity": bool(outs) and any(outs[0] is t for t in g.made),
         "view_of": None,
