@@ -215,6 +215,13 @@ def chain(finding: Finding, analysis, files: list[Path]) -> list[Link]:
     else:
         sources = [related[k] for k in source_keys if k in related]
         places += sources
+        if finding.code == "GG104" and not sources and here is not None:
+            # nothing cut the graph (frozen parameters): every value the loss is computed from
+            # is part of the proof that none requires grad
+            tree = trees[here]
+            target = _statement_at(tree, finding.location.line, finding.location.column)
+            up = _upstream(tree, target) if target is not None else set()
+            places += [_loc_of(x, str(here)) for x in _statements(tree) if x.lineno in up]
         for src in sources:  # the steps that carry what the source made on to the finding
             tree = trees.get(file_of.get(src.path))
             st = _statement_at(tree, src.line, src.column) if tree is not None else None
