@@ -33,6 +33,22 @@ CASES = {  # golden name -> the place the finding is at
     "long_chain": "tests/graph/long_chain_bug.py:37",
 }
 
+#: the picture each rule's page shows (server/gradguard/docs/rules/graphs/GGxxx.svg)
+RULE_PAGES = {
+    "GG101": "demo/seed000_bug/main.py:35",
+    "GG102": "demo/seed004_add_bug.py:7",
+    "GG103": "tests/fixtures/gg103_softmax_iadd_eps_bug.py:20",
+    "GG104": "tests/fixtures/gg104_no_grad_predict_bug.py:27",
+    "GG105": "tests/fixtures/gg105_stacked_task_losses_bug.py:19",
+    "GG106": "tests/fixtures/gg106_adversarial_random_start_bug.py:17",
+    "GG107": "tests/fixtures/gg107_embedding_export_bug.py:18",
+    "GG108": "tests/fixtures/gg108_manual_sgd_bug.py:15",
+    "GG201": "tests/fixtures/gg201_accumulation_no_reset_bug.py:15",
+    "GG202": "tests/fixtures/gg202_adaptation_inner_losses_bug.py:23",
+    "GG203": "tests/fixtures/gg203_cargo_cult_training_bug.py:15",
+}
+DOCS = ROOT / "server" / "gradguard" / "docs" / "rules"
+
 
 def explain(place: str, fmt: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "gradguard", "explain", place, "--format", fmt],
@@ -126,3 +142,16 @@ def test_every_rule_has_a_picture():
         ET.fromstring(graph_render.svg(picture, link))
         assert graph_render.where(finding.location) in graph_render.text(picture)
     assert {"GG103", "GG104", "GG105", "GG106", "GG107", "GG108", "GG201", "GG202", "GG203"} <= seen
+
+
+@pytest.mark.parametrize("code", sorted(RULE_PAGES))
+def test_rule_pages_show_a_real_picture(code):
+    """Each rule's page shows the picture ``gradguard explain`` draws today of one of its findings."""
+    run = explain(RULE_PAGES[code], "svg")
+    assert run.returncode == 0, run.stderr
+    assert f"<svg" in run.stdout and f"{code} · " in run.stdout
+    picture = DOCS / "graphs" / f"{code}.svg"
+    if os.environ.get("GRADGUARD_UPDATE_GOLDEN"):
+        picture.write_text(run.stdout, encoding="utf-8")
+    assert run.stdout == picture.read_text(encoding="utf-8")
+    assert f"](graphs/{code}.svg)" in (DOCS / f"{code}.md").read_text(encoding="utf-8")

@@ -22,11 +22,13 @@ _ORIGIN_RE = re.compile(r"^(.*) \(line (\d+)\)$")
 #: related places that are events after the graph was built (their key -> the node's role)
 EVENT_ROLES = {"freed": "free", "modified": "modify", "grad_off": "cut_off", "detached": "cut_off",
                "rebuilt": "cut_off", "no_create_graph": "cut_off"}
+#: related places drawn in the chain of values; any other is an event ("place": as its message says)
+CHAIN_KEYS = ("built", "origin_tensor", "origin_params", "saved")
 
 
 @dataclass(frozen=True)
 class Node:
-    role: str  # origin | step | free | walk | modify | cut_off | finding
+    role: str  # origin | step | free | walk | modify | cut_off | place | finding
     text: str  # the code, as written (one line)
     location: Location
     note: str = ""  # what happens there, in a few words
@@ -161,9 +163,9 @@ def build(finding: Finding, facts, text: Texter) -> Picture:
     earlier = max((len(f.chain) for f in (built, subject) if f is not None), default=0) >= MAX_CHAIN
     events = []
     for rel in finding.related:
-        role = EVENT_ROLES.get(rel.key)
-        if role is None:
+        if rel.key in CHAIN_KEYS:
             continue
+        role = EVENT_ROLES.get(rel.key, "place")
         what = dict(rel.args).get("what") or dict(rel.args).get("call", "").strip("`")
         note = rel.message
         if role == "modify":

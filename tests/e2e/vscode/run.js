@@ -10,7 +10,9 @@
 // and checks, as a user would see them: squiggles and Problems rows on the raising lines, the
 // hover, quick fixes applied from Ctrl+. (the fixed files then run clean under torch), settings
 // changed in .vscode/settings.json taking effect without a reload, and one clear message for a
-// broken `gradguard.interpreter`. Screenshots: vscode-*.png (see SHOTS below).
+// broken `gradguard.interpreter`; then the graph picture (opened with "GradGuard: Show Graph",
+// a click on a node moves the cursor), a code lens and an inlay hint. Screenshots: vscode-*.png
+// (see SHOTS below).
 //
 // Environment: GRADGUARD_E2E_CACHE (default .e2e), GRADGUARD_E2E_TORCH_PYTHON (a python with
 // torch, default python3), GRADGUARD_E2E_SCREENSHOTS (default .e2e/screenshots),
@@ -238,6 +240,8 @@ async function main() {
     fs.cpSync(path.join(__dirname, '..', 'workspace'), workspace, { recursive: true });
     // For "GradGuard: Fix All" (created now: Quick Open may not list files created later at once).
     fs.copyFileSync(path.join(workspace, 'two_losses.py'), path.join(workspace, 'fix_all_demo.py'));
+    // For the graph picture, lenses and hints: seed 000 again, left unfixed.
+    fs.copyFileSync(path.join(workspace, 'target_in_loop.py'), path.join(workspace, 'graph_demo.py'));
 
     // The server's Python: a bare venv (gradguard.interpreter), which has neither gradguard nor
     // pygls: the server must come from the .vsix.
@@ -464,6 +468,61 @@ async function scenario(page, workspace) {
     const sq3 = await waitFor('a squiggle in the notebook', async () => (await squiggles(page, 'error', cellEditors)).length && squiggles(page, 'error', cellEditors), 60_000);
     check('notebook: squiggle on l.backward(), line 5 of the third cell', sq3.length === 1 && sq3[0].editor === 2 && sq3[0].line === 5 && sq3[0].text.includes('l.backward()'), JSON.stringify(sq3));
     await shot(page, '10-notebook');
+
+    await graphScenario(page, workspace);
+}
+
+/** The webview's document: code-server nests the page in two iframes. */
+function webview(page) {
+    return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+async function graphScenario(page, workspace) {
+    // 8. Seed 000 once more: a code lens on the backward, an inlay hint, the graph picture.
+    const file = path.join(workspace, 'graph_demo.py');
+    const source = fs.readFileSync(file, 'utf8').split('\n');
+    const raiseLine = source.findIndex((l) => l.trim() === 'l.backward()') + 1;
+    const targetLine = source.findIndex((l) => l.startsWith('Y = ')) + 1;
+    const originLine = source.findIndex((l) => l.startsWith('true_W = ')) + 1;
+    await openFile(page, 'graph_demo.py');
+    await waitFor('a squiggle in graph_demo.py', async () => (await squiggles(page)).length === 1, 60_000);
+    const lensSelector = '.part.editor .editor-group-container.active .monaco-editor .codelens-decoration';
+    const lens = await waitFor('a code lens on l.backward()', async () => {
+        const texts = await page.locator(lensSelector).allTextContents();
+        return texts.find((t) => /walks the graph freed on line/.test(t));
+    }, 30_000);
+    check('code lens on the backward: it walks the graph it freed, and frees saved steps',
+        lens.includes(`walks the graph freed on line ${raiseLine}`) && /frees \d+ saved steps? of l ← Y/.test(lens) && /GG101: show graph/.test(lens), lens);
+    await shot(page, '11-codelens');
+
+    await command(page, 'GradGuard: Toggle Inlay Hints');
+    const hinted = await waitFor('an inlay hint after the target', async () => {
+        const text = await editorText(page);
+        return text.split('\n')[targetLine - 1]?.includes('‹grad ← true_W, true_b›') && text;
+    }, 30_000);
+    check('inlay hints: what the target carries graph from, what the backward frees',
+        /‹frees \d+ saved›/.test(hinted.split('\n')[raiseLine - 1]), hinted.split('\n')[targetLine - 1]);
+    await shot(page, '12-inlay-hints');
+    await command(page, 'GradGuard: Toggle Inlay Hints');
+    await waitFor('the hints to go', async () => !(await editorText(page)).includes('‹grad'), 20_000);
+    await page.locator('.part.editor .editor-group-container.active .monaco-editor textarea').focus();
+
+    const col = source[raiseLine - 1].indexOf('backward') + 2;
+    await gotoPosition(page, raiseLine, col);
+    await command(page, 'GradGuard: Show Graph');
+    const view = webview(page);
+    await view.locator('svg.gg').waitFor({ state: 'visible', timeout: 30_000 });
+    const picture = (await view.locator('svg.gg').textContent()) || '';
+    check('Show Graph: the picture of the finding beside the editor, iteration k and k + 1',
+        picture.includes('GG101') && picture.includes('iteration k + 1') && picture.includes('Y = torch.mm(X, true_W) + true_b')
+            && (await page.locator('.editor-group-container').count()) >= 2, picture.slice(0, 160));
+    await shot(page, '13-graph');
+
+    await view.locator(`a.value.origin[data-line="${originLine}"]`).click();
+    await waitFor(`the cursor on line ${originLine} after a click on its node`,
+        async () => (await cursorPosition(page)).includes(`Ln ${originLine},`), 15_000);
+    check('a click on a node of the picture moves the cursor to its line', true, await cursorPosition(page));
+    await shot(page, '14-graph-click');
 }
 
 function dumpLogs(userDir, serverLog) {
