@@ -26,6 +26,8 @@ import pytest
 import torch
 import torch.nn as nn
 
+from gradguard.torchdata import generate
+
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning",
                                         "ignore::FutureWarning")
 
@@ -338,6 +340,8 @@ FUNCTION_RECIPES = {
     "torch.nn.functional.cosine_similarity": lambda f, g: f(g(2, 3), g(2, 3)),
     "torch.nn.functional.scaled_dot_product_attention": lambda f, g: f(g(1, 2, 4), g(1, 2, 4), g(1, 2, 4)),
 }
+# The names the generator follows beyond these: called as it calls them (gradguard/torchdata).
+FUNCTION_RECIPES = {**{n: r for n, r in generate.FUNCTIONS.items() if n in api.FUNCTIONS}, **FUNCTION_RECIPES}
 
 
 @LEAF
@@ -448,6 +452,7 @@ METHOD_RECIPES = {
     "maximum": lambda m, g: m(g(3), c(3)),
     "minimum": lambda m, g: m(g(3), c(3)),
 }
+METHOD_RECIPES = {**{n: r for n, r in generate.METHODS.items() if r is not None}, **METHOD_RECIPES}
 
 
 @LEAF
@@ -633,6 +638,7 @@ MODULE_RECIPES = {  # name -> (construct from the class, the forward arguments)
     "torch.nn.MultiLabelSoftMarginLoss": (lambda M: M(), lambda g: (g(2, 3), torch.tensor([[1.0, 0, 1], [0, 1, 0]]))),
     "torch.nn.CTCLoss": (lambda M: M(), lambda g: (g(5, 1, 3), idx([1, 2]), idx(5), idx(2))),
 }
+MODULE_RECIPES = {**generate.MODULES, **MODULE_RECIPES}
 
 
 def _check_returns(kind: str, out):
