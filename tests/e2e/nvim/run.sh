@@ -31,4 +31,10 @@ mkdir -p "$tmp/bin" && printf '#!/bin/sh\nexec "%s" "$@"\n' "$PYTHON" > "$tmp/bi
 (cd "$tmp" && PATH="$tmp/bin:$PATH" PYTHONPATH="$ROOT/server${PYTHONPATH:+:$PYTHONPATH}" \
   timeout 60 nvim --headless -u "$tmp/init.lua" -i NONE -n -c 'filetype on' -c 'edit two_losses.py' \
   -c "luafile $ROOT/tests/e2e/nvim/snippet_check.lua" 2>&1) || { echo "[nvim-e2e] FAIL the docs snippet"; exit 1; }
+# The :GradGuardGraph command docs/editors.md gives, over the same configuration.
+awk '/custom request `gradguard\/graph`/{f=1} f&&/^```lua/{g=1;next} g&&/^```/{exit} g' "$ROOT/docs/editors.md" >> "$tmp/init.lua"
+grep -q GradGuardGraph "$tmp/init.lua" || { echo "[nvim-e2e] FAIL no :GradGuardGraph snippet in docs/editors.md"; exit 1; }
+(cd "$tmp" && PATH="$tmp/bin:$PATH" PYTHONPATH="$ROOT/server${PYTHONPATH:+:$PYTHONPATH}" \
+  timeout 90 nvim --headless -u "$tmp/init.lua" -i NONE -n -c 'filetype on' -c 'edit two_losses.py' \
+  -c "luafile $ROOT/tests/e2e/nvim/graph_check.lua" 2>&1) || { echo "[nvim-e2e] FAIL the :GradGuardGraph snippet"; exit 1; }
 echo "[nvim-e2e] done in $(( $(date +%s) - start ))s"
