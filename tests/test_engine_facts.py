@@ -422,3 +422,104 @@ def test_generator_expressions_against_torch(tmp_path, shape, again):
 
 
 WIDENED = {"rebinds-in-a-loop"}
+
+
+# One backward meets a freed graph and an overwritten saved tensor: torch runs the nodes made
+# last first, and raises for the first of the two it meets.
+TWO_PROBLEMS = {
+    "overwritten-made-last": ("""\
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        a = (w * w).sum()
+        h = torch.sigmoid(w * 2)
+        (a * 3 + (h * 1).sum()).backward()
+        z = torch.sigmoid(w * 2)
+        z.add_(1)
+        loss = (a * 2) + z.sum()
+        loss.backward()
+        """, "GG103", "modified by an inplace operation"),
+    "freed-made-last": ("""\
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        z = torch.sigmoid(w * 2)
+        z.add_(1)
+        a = (w * w).sum()
+        a.backward()
+        loss = (a * 2) + z.sum()
+        loss.backward()
+        """, "GG101", SECOND_TIME),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TWO_PROBLEMS))
+def test_the_error_torch_meets_first(tmp_path, case):
+    program, code, message = TWO_PROBLEMS[case]
+    agrees_with_torch(tmp_path, textwrap.dedent(program), code, message)
+
+
+# A view shares its base's version counter: an in-place write through either spoils what the
+# other's ops saved. ``{write}`` is the write; each case once as written, once on a clone.
+VIEWS = {
+    "write-through-view": ("h = torch.sigmoid(w * 2)\nv = h{copy}.view(-1)\nv[0] = 5.0\nloss = h.sum()"),
+    "write-base-column": ("x = w * 2\ne = torch.log(x[:, 0]{copy})\nx[:, 0] += 1\nloss = e.sum()"),
+    "write-base-transposed": ("x = w * 2\ne = torch.log(x.t(){copy})\nx.mul_(2)\nloss = e.sum()"),
+    "write-detached": ("h = torch.sigmoid(w * 2)\nd = h.detach(){copy}\nd.zero_()\nloss = h.sum()"),
+    "write-row-select": ("x = w * 2\ne = x[1]{copy} * x[1]\nx[1].fill_(0)\nloss = e.sum()"),
+}
+
+
+@pytest.mark.parametrize("copy", ["", ".clone()"], ids=["view", "clone"])
+@pytest.mark.parametrize("case", sorted(VIEWS))
+def test_views_share_the_version_counter_against_torch(tmp_path, case, copy):
+    body = VIEWS[case].format(copy=copy)
+    program = "import torch\nw = torch.ones(4, 3, requires_grad=True)\n" + body + "\nloss.backward()\n"
+    agrees_with_torch(tmp_path, program, "GG103", "modified by an inplace operation")
+
+
+SPLIT = """\
+    import torch
+    w = torch.ones(4, 3, requires_grad=True)
+    out = w * 2
+    _, p = torch.max(out, 1)
+    v, i = out.max(dim=1)
+    s, j = out.sort(1)
+    m = torch.max(out, out * 3)
+    print(p.numpy(), i.numpy(), j.numpy(), out.topk(2).indices.numpy(), torch.kthvalue(out, 1, 1)[1].numpy())
+    (v.sum() + s.sum() + m.sum()).backward()
+    {last}
+    """
+
+
+@pytest.mark.parametrize("last", ["print(torch.max(out, 1).values.numpy())", "print(out.max(1)[1].numpy())"])
+def test_indices_of_multi_output_ops_against_torch(tmp_path, last):
+    """(values, indices) pairs: only the values require grad."""
+    agrees_with_torch(tmp_path, textwrap.dedent(SPLIT).format(last=last), "GG107", "Can't call numpy()")
+
+
+REINFORCE = """\
+    import torch
+    class Policy:
+        def __init__(self):
+            self.w = torch.ones(3, requires_grad=True)
+            self.data = []
+        def put(self, item):
+            self.data.append(item)
+        def train(self):
+            R = 0
+            for r, p in self.data{part}:
+                R = r + 0.9 * R
+                loss = -p * R
+                loss.backward()
+            self.data = []
+    pi = Policy()
+    for i in range(4):
+        pi.put((1.0, (pi.w * 2).sum()))
+    pi.train()
+    """
+
+
+@pytest.mark.parametrize("part", ["", "[::-1]", "[1:]", "[:]"])
+def test_a_slice_of_a_list_is_a_list_against_torch(tmp_path, part):
+    """minimalRL's REINFORCE walks its (reward, log-prob) pairs backwards: each position keeps
+    its own value through the slice (a float is no graph)."""
+    agrees_with_torch(tmp_path, textwrap.dedent(REINFORCE).format(part=part))

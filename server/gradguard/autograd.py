@@ -201,7 +201,7 @@ class Autograd:
         if self.killed:
             return NONE
         segs = frozenset().union(*(t.segs for t in ts)) if ts else frozenset()
-        everything = segs
+        everything, held_weakly = segs, frozenset().union(*(t.weak for t in ts)) if ts else frozenset()
         walked = self.walked(segs, args, kwargs, spec, st)
         if walked is not None:  # gradients asked for some inputs only: the rest is not run
             segs = walked
@@ -209,10 +209,13 @@ class Autograd:
         self.walk(segs)  # (a walk that raises is a walk too: what a retain kept was needed)
         hits = [s for s in segs if s in st.freed]
         freed = [s for s in hits if st.freed[s].inplace is None]
-        if freed:
+        # torch's engine runs the nodes nearest the outputs first (the latest made): the first
+        # hit it meets, freed or overwritten, is the error it raises
+        first = max(hits, key=lambda s: (s.order, s.uid)) if freed and len(freed) < len(hits) else None
+        if freed and (first is None or st.freed[first].inplace is None):
             self.reuse(node, ts, freed, st)
         elif hits:  # graph whose saved tensors were overwritten in place since
-            spoilt = sorted(hits, key=lambda s: (s.order, s.uid))
+            spoilt = sorted((s for s in hits if st.freed[s].inplace is not None), key=lambda s: (s.order, s.uid))
             info, main = st.freed[spoilt[0]], self.main.path
             places = (("modified", info.call), ("modified_stmt", info.inplace), ("modified_expr", info.via)) \
                 if info.path == main else ()
@@ -246,7 +249,7 @@ class Autograd:
             # values of the ops it differentiated, on the inputs' own graph (an interpolate's
             # generator): all of the outputs' graph
             seg = self.new_seg(node, True, frozenset().union(*(t.roots for t in ts)) if ts else frozenset())
-            grad = Tensor(YES, False, everything | {seg}, seg.roots, {}, all(t.exact for t in ts))
+            grad = Tensor(YES, False, everything | {seg}, seg.roots, {}, all(t.exact for t in ts), held_weakly)
         elif create is False or create is None:  # plain gradients: no graph, never requiring grad
             grad = Tensor(NEVER, why=frozenset({("no_create_graph", node)}))
         else:

@@ -41,6 +41,9 @@ from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Bo
 
 MAX_LOOP_PASSES = 6
 MAX_CALL_DEPTH = 12
+# A function may run inside itself this many times (``repackage_hidden`` recurses once into the
+# tuple it was given); deeper, its result is unknown.
+MAX_RECURSION = 3
 CONTEXT_DEPTH = 2
 # Budgets, in abstract steps (statements and calls) executed. Past its budget a call is
 # abandoned and its result is unknown (as if it were an unresolved library call); past the
@@ -994,7 +997,7 @@ class Engine(TorchModel, Autograd):
         the same element at every read, so its graph is not one of several: the segments the
         summary holds weakly become that element's own (aliases, freed for sure by a backward
         over it; a later read of the same key walks them again)."""
-        if type(v) is Tensor:
+        if type(v) is Tensor and v.exact:  # (what unresolved code may hold stays a maybe)
             swap = {s: self.alias_of(s, key) for s in v.weak if s not in st.freed and s.base is None}
             if not swap:
                 return v
@@ -1050,7 +1053,8 @@ class Engine(TorchModel, Autograd):
         tb = type(base)
         if tb is Tensor:
             kind = "basic" if _basic_index(node.slice, index) else "advanced"
-            out = self.op(node, [(base, node.value), (index, node.slice)], api.SUBSCRIPT_SAVES[kind], st)
+            out = self.op(node, [(base, node.value), (index, node.slice)], api.SUBSCRIPT_SAVES[kind], st,
+                          storage=base.storage if kind in api.VIEW_SUBSCRIPTS else None)
             items = _index_items(node.slice, index) if kind == "basic" else None
             if items is not None:
                 out.shape = shapes.index(base.shape, items)
@@ -1060,6 +1064,12 @@ class Engine(TorchModel, Autograd):
                 return base.items[index.value]
             return self.iter_elem(base, st, node)
         if tb is Box:
+            if type(node.slice) is ast.Slice:  # ``xs[::-1]``, ``xs[1:]``: a new list of the same elements
+                part = Box((node, self.frame.ctx), base.kind)
+                self.allocate(part.oid, st)
+                if (base.oid, "*") in st.heap:
+                    st.own_heap()[(part.oid, "*")] = st.heap[(base.oid, "*")]
+                return part
             if type(index) is Const and (base.oid, ("k", index.value)) in st.heap:
                 return st.heap[(base.oid, ("k", index.value))]
             items = st.heap.get((base.oid, "items"))
@@ -1160,7 +1170,8 @@ class Engine(TorchModel, Autograd):
             if name in api.SEVER_ATTRIBUTES:
                 return UNKNOWN
             if name in api.TENSOR_ATTRIBUTE_VIEWS:
-                return self.shaped(self.op(node, [(recv, node.value)], api.TENSOR_ATTRIBUTE_VIEWS[name], st),
+                return self.shaped(self.op(node, [(recv, node.value)], api.TENSOR_ATTRIBUTE_VIEWS[name], st,
+                                           storage=recv.storage if name in api.VIEW_ATTRIBUTES else None),
                                    api.SHAPE_ATTRIBUTES.get(name), [(recv, node.value)], {}, st)
             if name in api.RESULT_FIELDS:
                 return recv if api.RESULT_FIELDS[name] else Tensor(NEVER, exact=recv.exact)
@@ -1252,13 +1263,14 @@ class Engine(TorchModel, Autograd):
         return out
 
     def unknown_call(self, args, kwargs) -> Val:
-        """Something we cannot resolve: it may pass its arguments' graphs on, or not."""
+        """Something we cannot resolve: it may pass its arguments' graphs on, or not. So they
+        are held weakly: a backward over the result may walk them (a maybe, never an error) and
+        frees them only maybe (a copy, a detached result would free nothing)."""
         ts = [t for v, _ in list(args) + list(kwargs.values()) for t in tensors_in(v) if t.grad != NO]
         if not ts:
             return UNKNOWN
-        return Tensor(MAYBE, False, frozenset().union(*(t.segs for t in ts)),
-                      frozenset().union(*(t.roots for t in ts)), merge_via(ts), False,
-                      frozenset().union(*(t.weak for t in ts)))
+        segs = frozenset().union(*(t.segs for t in ts))
+        return Tensor(MAYBE, False, segs, frozenset().union(*(t.roots for t in ts)), merge_via(ts), False, segs)
 
     def call_func(self, fn: Func, args: list, kwargs: dict, st: State, node, bound=False) -> Val:
         if fn.is_gen is None:  # most functions defined are never called
@@ -1280,7 +1292,7 @@ class Engine(TorchModel, Autograd):
                 if fn.module is self.main:
                     raise
                 return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
-        if len(self.frames) > MAX_CALL_DEPTH or any(f.func is fn for f in self.frames):
+        if len(self.frames) > MAX_CALL_DEPTH or sum(f.func is fn for f in self.frames) >= MAX_RECURSION:
             return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
         # remembered across analyses only for modules kept across them: the analysed file is
         # parsed anew each time, and a memo keyed by its old syntax trees would keep them all

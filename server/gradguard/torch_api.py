@@ -374,6 +374,24 @@ KEEPS_FUNCTIONS = {name: e["keeps"] for name, e in _generated["functions"].items
 KEEPS_METHODS = {name: e["keeps"] for name, e in _generated["methods"].items() if e["keeps"]}
 KEEPS_OPERATORS = {name: e["keeps"] for name, e in _generated["operators"].items() if e["keeps"]}
 KEEPS_MODULES = {name: e["keeps"] for name, e in _generated["modules"].items() if e["keeps"]}
+# Results that are views of an input (torch: they share its version counter, so an in-place
+# write through either bumps both): which input, by position. ``reshape``/``flatten`` and their
+# kin are left out: they copy when the input is not contiguous, which the analysis cannot tell.
+_MAY_COPY = frozenset({"reshape", "flatten", "unflatten", "view_as", "torch.reshape", "torch.flatten"})
+VIEW_METHODS = frozenset(name for name, e in _generated["methods"].items()
+                         if e["view_of"] == 0 and name not in _MAY_COPY)
+VIEW_FUNCTIONS = {name: e["view_of"] for name, e in _generated["functions"].items()
+                  if e["view_of"] is not None and name not in _MAY_COPY}
+VIEW_ATTRIBUTES = frozenset(name for name, e in _generated["attributes"].items() if e["view_of"] == 0)
+# Ops returning (values, indices): the indices never require grad. From the table where torch
+# always returns both (sort, topk, ...); max/min/median/nanmedian only when given a dim.
+SPLIT_OUTPUTS = {**{name: tuple(e["outputs_require_grad"]) for section in ("methods", "functions")
+                    for name, e in _generated[section].items()
+                    if len(e["outputs_require_grad"] or ()) > 1 and not all(e["outputs_require_grad"])}}
+BY_DIM_SPLIT_OUTPUTS = frozenset({"max", "min", "median", "nanmedian", "torch.max", "torch.min", "torch.median",
+                                  "torch.nanmedian"})
+SPLIT_OUTPUT_NAMES = ("values", "indices")
+VIEW_SUBSCRIPTS = frozenset(kind for kind, e in _generated["subscripts"].items() if e["view_of"] == 0)
 # Modules that, built with this flag (keyword, position) true, write their output into their input.
 IN_PLACE_MODULES = {name: tuple(e["inplace_flag"]) for name, e in _generated["modules"].items()
                     if e["inplace_flag"]}

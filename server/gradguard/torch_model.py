@@ -138,13 +138,17 @@ class TorchModel:
             # not see is a tensor, which these return as it is)
             return Tensor(NEVER if args and type(args[0][0]) is Const else NO)
         if qual in api.FUNCTIONS:
+            base = api.VIEW_FUNCTIONS.get(qual)
+            viewed = args[base][0] if base is not None and len(args) > base else None
             out = self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st,
-                          keeps=api.KEEPS_FUNCTIONS.get(qual))
+                          keeps=api.KEEPS_FUNCTIONS.get(qual),
+                          storage=viewed.storage if type(viewed) is Tensor else None)
             if qual in api.LOSS_SHAPES:
                 kind, leading = api.LOSS_SHAPES[qual]
                 out.shape = shapes.loss(kind, _shape_args(args, st), _shape_kwargs(kwargs, st), len(args) - leading)
                 return out
-            return self.shaped(out, api.SHAPE_FUNCTIONS.get(qual), args, kwargs, st)
+            return _split_outputs(qual, self.shaped(out, api.SHAPE_FUNCTIONS.get(qual), args, kwargs, st),
+                                  _given_dim(args[1:], kwargs))
         if qual in api.MODULES:
             spec = api.MODULES[qual]
             root = self.new_root(node, "params", st) if spec["params"] else None
@@ -271,9 +275,11 @@ class TorchModel:
                     forget_items(st, box)
             return out
         if name in api.TENSOR_METHODS:
-            return self.shaped(self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()),
-                                       api.TENSOR_METHODS[name], st, keeps=api.KEEPS_METHODS.get(name)),
-                               api.SHAPE_METHODS.get(name), [(t, node.func.value)] + list(args), kwargs, st)
+            return _split_outputs(name, self.shaped(
+                self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()),
+                        api.TENSOR_METHODS[name], st, keeps=api.KEEPS_METHODS.get(name),
+                        storage=t.storage if name in api.VIEW_METHODS else None),
+                api.SHAPE_METHODS.get(name), [(t, node.func.value)] + list(args), kwargs, st), _given_dim(args, kwargs))
         if api.is_in_place_method(name):
             self.emit("in_place", node, st, (self.as_now(t, st),), target=node.func.value, detail=name)
             self.modified(t.storage, node, st, node.func.value)
@@ -478,3 +484,20 @@ def _layer_shape(layer: Layer, inputs: list):
         return shapes.loss(kind, inputs, kwargs, len(args) - leading)
     kind = api.MODULE_SHAPES.get(layer.qual)
     return shapes.module(kind, args, kwargs, inputs) if kind is not None else None
+
+
+def _split_outputs(name: str, out: Val, by_dim: bool) -> Val:
+    """``values, indices = x.max(1)``, ``x.topk(k)``: the op's result as torch returns it, a
+    named pair whose indices never require grad."""
+    wants = api.SPLIT_OUTPUTS.get(name)
+    if wants is None and by_dim and name in api.BY_DIM_SPLIT_OUTPUTS:
+        wants = (True, False)
+    if wants is None or type(out) is not Tensor:
+        return out
+    return Tup((out if grad else Tensor(NEVER, exact=out.exact) for grad in wants),
+               api.SPLIT_OUTPUT_NAMES if len(wants) == 2 else None)
+
+
+def _given_dim(rest, kwargs) -> bool:
+    """``max(x, 1)``, ``x.max(dim=1)``: a dim, not another tensor (``torch.max(a, b)``)."""
+    return "dim" in kwargs or bool(rest) and type(rest[0][0]) is Const and type(rest[0][0].value) is int

@@ -547,8 +547,9 @@ def truth(v: Val):
     return None
 
 def strong(v: Val) -> Val:
-    """Elements consumed all together (stacked, summed): each graph is walked, none is weak."""
-    if type(v) is Tensor and v.weak:
+    """Elements consumed all together (stacked, summed): each graph is walked, none is weak.
+    (Unless they went through unresolved code: what that holds stays a maybe.)"""
+    if type(v) is Tensor and v.weak and v.exact:
         return v.but(weak=frozenset())
     if type(v) is Tup:
         return Tup(strong(x) for x in v.items)

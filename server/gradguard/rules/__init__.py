@@ -143,6 +143,8 @@ class Report:
 
 
 MAX_TEXT = 48
+# what a raising rule's message says when its proof holds a maybe (then it is a warning)
+UNRESOLVED = " (the value passes through code GradGuard could not resolve, so this may not raise)"
 
 
 def short(node: ast.AST) -> str:
@@ -248,8 +250,12 @@ def plain_finding(report: Report, path: str, locate) -> Finding:
     places = list({(r.location, r.message): r for r in places}.values())  # two layers on one line
     fixes = tuple(Fix(f.kind, f.title, tuple((k, _span(locate, n, path)) for k, n in f.targets), f.preferred,
                       f.texts, safe=f.safe) for f in report.fixes)
-    return Finding(report.code, rule.severity if report.exact else "warning", rule.message["en"].format(**args),
+    message = rule.message["en"].format(**args)
+    if not report.exact and rule.raises:  # a maybe: a warning that says why
+        message += UNRESOLVED
+    return Finding(report.code, rule.severity if report.exact else "warning", message,
                    locate(report.node, path), tuple(places), fixes, tuple(args.items()))
+
 
 
 def _span(locate, node, path: str):

@@ -29,7 +29,7 @@ import ast
 
 from ..findings import Finding, Fix
 from ..values import Box, Obj, Root, Tensor, Tup, join, tensors_in
-from . import Report, short
+from . import UNRESOLVED, Report, short
 from .absorbed import absorbed_segments, no_grad_update_fix
 from .buffers import clear_fix
 from .reorder import move_step_fix
@@ -281,7 +281,7 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
     message = rule.message["en"].format(**args)
     severity = rule.severity if reuse.exact else "warning"
     if not reuse.exact:
-        message += " (the value passes through code GradGuard could not resolve, so this may not raise)"
+        message += UNRESOLVED
     # at the place where the graph was built, the names of that place
     related = [_related("built", locate(stale.stmt, stale.path), what=f"`{stale.what}`",
                         origin=describe_roots(roots, names=at_site),

@@ -26,7 +26,9 @@ def on_modified_saved(ev) -> Report | None:
     if modified is not None:
         related += (("modified", modified, (("what", short(modified)),)),)
     related += tuple(("saved", node, (("what", short(node)),)) for node in saved[:1])
-    return Report("GG103", ev.node, args, True, _fixes(modified, stmt, expr, ev), related=related)
+    # a backward over a value that went through unresolved code may not reach the saved tensor
+    exact = all(t.exact for t in ev.tensors)
+    return Report("GG103", ev.node, args, exact, _fixes(modified, stmt, expr, ev), related=related)
 
 
 def _fixes(modified, stmt, expr, ev) -> tuple:
