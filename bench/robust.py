@@ -1,7 +1,7 @@
 """Real code as the fuzzer: the compiled wheel over every file of three sources, one file at a time.
 
     python bench/robust.py [--sources corpus,packages,new] [--sample N] [--seed S] [--jobs 2]
-                           [--timeout 60] [--build wheel|source] [--records FILE]
+                           [--timeout 60] [--build wheel|source] [--commit REV] [--records FILE]
 
 Sources: ``corpus``, the real-code corpus (``real/repos.txt``, rebuilt into ``real/.corpus/``);
 ``packages``, the Python sources installed in this interpreter's site-packages (torch, numpy,
@@ -19,6 +19,9 @@ parent, so faulthandler shows where it was). Every file is also compiled by CPyt
 analysis's **refusals** (a SourceError, reported to the user) of code CPython cannot compile
 either from those of valid code; any other exception is an **internal error**.
 
+The GradGuard measured is built from the working tree (``build_under_test.py``), or with
+``--commit REV`` from that commit alone (``git archive``: edits in progress stay out of it).
+
 Prints files, lines, crashes (file and the trace's top frames, with what the pure-Python sources
 say about the same file), timeouts, internal errors, refusals, analyses over 1 CPU-s (the 10
 slowest) and the peak RSS of a child. Writes one JSON line per file to ``--records``. Exit
@@ -27,6 +30,7 @@ status 1 when anything crashed, timed out, raised, or refused code CPython compi
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -109,6 +113,7 @@ def child_main() -> None:
     from gradguard.sources import SourceError
 
     resolve.hold_stamps()  # as gradguard check: the files do not change during the run
+    out.write("ready\n")
     root_now = None
     for line in sys.stdin:
         task = json.loads(line)
@@ -201,6 +206,10 @@ class Child:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
                                      env=env, cwd=workdir, text=True, bufsize=1)
         self.task = None
+        if self.proc.stdout.readline() != "ready\n":  # GradGuard did not even import: no file is to blame
+            self.proc.wait()
+            with open(self.err_path, encoding="utf-8", errors="replace") as f:
+                raise SystemExit(f"the analysis process did not start:\n{f.read()[-3000:]}")
 
     def send(self, task: dict) -> None:
         self.task = dict(task, err_at=os.path.getsize(self.err_path), cpu_at=_cpu_of(self.proc.pid))
@@ -369,6 +378,22 @@ def report(results: list[dict], sources: list[str], build: str, wall: float, out
     return 1 if crashes or timeouts or errors or valid else 0
 
 
+def built(build: str, commit: str | None, scratch: str) -> tuple[str, str]:
+    """The folder to import the GradGuard under test from, and what it is."""
+    if commit is None:
+        site = build_under_test.folder(build)
+        return site, build_under_test.describe(site)
+    sha = subprocess.run(["git", "-C", REPO, "rev-parse", "--verify", commit + "^{commit}"], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    archive = subprocess.run(["git", "-C", REPO, "archive", sha], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", scratch], input=archive, check=True)
+    spec = importlib.util.spec_from_file_location("exported_build", os.path.join(scratch, "bench", "build_under_test.py"))
+    exported = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(exported)  # its REPO is the export: the wheel is built from the commit
+    site = exported.folder(build)
+    return site, f"{exported.describe(site)}, commit {sha[:10]}"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sources", default=",".join(SOURCES), help="comma-separated: " + ", ".join(SOURCES))
@@ -377,6 +402,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=float, default=60.0, help="CPU-seconds per file (default 60)")
     parser.add_argument("--build", choices=build_under_test.BUILDS, default="wheel")
+    parser.add_argument("--commit", help="measure this commit (default: the working tree)")
     parser.add_argument("--mirror", help="bare clones for corpus.py (owner+name/repo)")
     parser.add_argument("--records", default=os.path.join(tempfile.gettempdir(), "gradguard-robust.jsonl"),
                         help="one JSON line per file")
@@ -387,8 +413,13 @@ def main(argv=None) -> int:
     unknown = set(sources) - set(SOURCES)
     if unknown:
         parser.error(f"unknown sources: {', '.join(sorted(unknown))}")
-    site = build_under_test.folder(args.build)
-    print(build_under_test.describe(site), flush=True)
+    with tempfile.TemporaryDirectory(prefix="gradguard-export-") as scratch:
+        site, what = built(args.build, args.commit, scratch)
+        print(what, flush=True)
+        return measure(args, sources, site)
+
+
+def measure(args, sources: list[str], site: str) -> int:
     found = collect(sources, args.mirror)
     for root in args.extra:
         found.setdefault("extra", []).extend((root, p) for p in _files(root, (".py", ".ipynb")))
