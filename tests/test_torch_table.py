@@ -82,6 +82,10 @@ def test_known_facts():
     assert ATEN["sin"]["inplace"] == "sin_"
     assert API["functions"]["torch.mul"]["keeps"] == "each_other"
     assert API["methods"]["view"]["view_of"] == 0 and not API["methods"]["view"]["saves"]
+    # on operands laid out transposed: reshape copies, view refuses, transpose is a view still
+    assert API["methods"]["reshape"]["view_of_strided"] is None
+    assert API["methods"]["view"]["view_of_strided"] == "refused"
+    assert API["methods"]["transpose"]["view_of_strided"] == 0
     assert API["modules"]["torch.nn.ReLU"]["inplace_flag"] == ["inplace", 0]
     assert API["functions"]["torch.autograd.Variable"]["graph"] is False  # a tensor without the graph
 

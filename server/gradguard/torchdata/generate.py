@@ -97,12 +97,16 @@ class Inputs:
     operand ``i``), non-leaves made by ``clone()`` (which saves nothing) so they can be written in
     place. ``made`` holds them in order."""
 
-    def __init__(self, grads=None):
+    def __init__(self, grads=None, strided=False):
         self.grads = grads
+        self.strided = strided  # laid out transposed: not contiguous (2-D and up)
         self.made = []
 
     def _wrap(self, t):
         i = len(self.made)
+        if self.strided and t.dim() > 1:
+            dims = tuple(range(t.dim() - 1, -1, -1))
+            t = t.permute(*dims).contiguous().permute(*dims)
         if self.grads is None or (self.grads[i] if i < len(self.grads) else True):
             t = t.requires_grad_().clone()
         self.made.append(t)
@@ -187,6 +191,15 @@ def _saved_tensors(node) -> list:
 def _write(t) -> None:
     with torch.no_grad():  # as an optimizer step writes: the version counts all the same
         t.add_(0)
+
+
+def _view_of(outs, operands):
+    """The position of the operand the first output is a view of (shares the version counter
+    of: a write through either bumps both), or None."""
+    for i, operand in enumerate(operands):
+        if outs and outs[0] is not operand and _shares_version(outs[0], operand):
+            return i
+    return None
 
 
 def _shares_version(out, operand) -> bool:
@@ -274,12 +287,16 @@ def probe(call, layer=None, variants=()) -> dict:
         "saved": {name: sorted(names) for name, names in sorted(saved.items())},
         "outputs_require_grad": [t.requires_grad for t in outs],
         "identity": bool(outs) and any(outs[0] is t for t in g.made),
-        "view_of": None,
     }
-    for i, operand in enumerate(g.made):  # a view shares its base's version counter
-        if outs and outs[0] is not operand and _shares_version(outs[0], operand):
-            facts["view_of"] = i
-            break
+    facts["view_of"] = _view_of(outs, g.made)
+    # the same call on operands that are not contiguous: a view still, a copy (reshape, flatten)
+    # or refused (view)
+    torch.manual_seed(0)
+    strided = Inputs(strided=True)
+    try:
+        facts["view_of_strided"] = _view_of(tensors(call(strided)), strided.made)
+    except RuntimeError:
+        facts["view_of_strided"] = "refused"
     torch.manual_seed(0)
     first = _backward(call(Inputs()))
     facts["no_derivative"] = first == "no_derivative"
@@ -315,7 +332,9 @@ def probe(call, layer=None, variants=()) -> dict:
 
 # ----------------------------------------------------------------------------- recipes
 # The canonical call of each name (the one GradGuard's verdict is about); ``f`` is the named
-# function, ``g`` makes operands that require grad (``c``/``idx`` make constants).
+# function, ``g`` makes operands that require grad (``c``/``idx`` make constants). An op whose
+# result is a view or a copy depending on the layout (reshape, flatten, ravel, view) is given
+# operands of two dimensions or more: the generator calls it on transposed ones too.
 
 FUNCTIONS = {
     "torch.add": lambda f, g: f(g(3), g(3)),
@@ -612,7 +631,7 @@ METHODS = {
     "chunk": lambda m, g: m(g(4), 2),
     "split": lambda m, g: m(g(4), 2),
     "narrow": lambda m, g: m(g(4), 0, 1, 2),
-    "unflatten": lambda m, g: m(g(4), 0, (2, 2)),
+    "unflatten": lambda m, g: m(g(3, 4), 1, (2, 2)),
     "select": lambda m, g: m(g(2, 3), 0, 1),
     "unbind": lambda m, g: m(g(2, 3)),
     "flip": lambda m, g: m(g(4), 0),
@@ -680,7 +699,8 @@ METHODS = {
     "minimum": lambda m, g: m(g(3), g(3)),
     **{n: (lambda m, g: m(g(3))) for n in (
         "asin", "acos", "atan", "sinh", "cosh", "tan", "erf", "erfc", "expm1", "exp2", "trunc",
-        "frac", "sinc", "negative", "absolute", "sgn", "ravel", "positive", "fix")},
+        "frac", "sinc", "negative", "absolute", "sgn", "positive", "fix")},
+    "ravel": lambda m, g: m(g(2, 3)),  # 2-D: laid out transposed, it copies
     **{n: (lambda m, g: m(g.pos(3))) for n in ("log2", "log10", "lgamma", "digamma")},
     **{n: (lambda m, g: m(g.prob(3))) for n in ("atanh", "erfinv", "logit")},
     **{n: (lambda m, g: m(g(3), g.pos(3))) for n in (
