@@ -375,9 +375,11 @@ KEEPS_METHODS = {name: e["keeps"] for name, e in _generated["methods"].items() i
 KEEPS_OPERATORS = {name: e["keeps"] for name, e in _generated["operators"].items() if e["keeps"]}
 KEEPS_MODULES = {name: e["keeps"] for name, e in _generated["modules"].items() if e["keeps"]}
 # Results that are views of an input (torch: they share its version counter, so an in-place
-# write through either bumps both): which input, by position. ``reshape``/``flatten`` and their
-# kin are left out: they copy when the input is not contiguous, which the analysis cannot tell.
-_MAY_COPY = frozenset({"reshape", "flatten", "unflatten", "view_as", "torch.reshape", "torch.flatten"})
+# write through either bumps both): which input, by position. Left out: those the generator saw
+# copy when the input is not contiguous (reshape, flatten, ravel), which the analysis cannot tell
+# (view and view_as refuse such an input; unflatten stays a view).
+_MAY_COPY = frozenset(name for section in ("functions", "methods") for name, e in _generated[section].items()
+                      if e["view_of"] is not None and e["view_of_strided"] is None)
 VIEW_METHODS = frozenset(name for name, e in _generated["methods"].items()
                          if e["view_of"] == 0 and name not in _MAY_COPY)
 VIEW_FUNCTIONS = {name: e["view_of"] for name, e in _generated["functions"].items()
