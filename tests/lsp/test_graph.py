@@ -43,10 +43,13 @@ async def until(fetch, timeout: float = 30):
     return await asyncio.wait_for(loop(), timeout)
 
 
-def answer_refreshes(client: LanguageClient) -> None:
-    """The server asks for lenses and hints again once it has new facts."""
+def answer_refreshes(client: LanguageClient) -> list:
+    """The server asks for lenses and hints again once it has new facts or settings; the
+    methods it sent, in order."""
+    asked = []
     for method in (lsp.WORKSPACE_CODE_LENS_REFRESH, lsp.WORKSPACE_INLAY_HINT_REFRESH):
-        client.feature(method)(lambda *args: None)
+        client.feature(method)(lambda *args, method=method: asked.append(method))
+    return asked
 
 
 def configure(client: LanguageClient, **settings) -> None:
@@ -57,10 +60,12 @@ def configure(client: LanguageClient, **settings) -> None:
 async def graph_client(lsp_client: LanguageClient):
     """A client that runs ``gradguard.showGraph`` (as the VS Code extension says it does)."""
     caps = vscode_capabilities()
-    caps = attrs.evolve(caps, experimental={"gradguard": {"showGraph": True}})
+    caps = attrs.evolve(caps, experimental={"gradguard": {"showGraph": True}}, workspace=attrs.evolve(
+        caps.workspace, code_lens=lsp.CodeLensWorkspaceClientCapabilities(refresh_support=True),
+        inlay_hint=lsp.InlayHintWorkspaceClientCapabilities(refresh_support=True)))
     await lsp_client.initialize_session(lsp.InitializeParams(
         capabilities=caps, root_uri=DATA.as_uri(), workspace_folders=[lsp.WorkspaceFolder(DATA.as_uri(), "data")]))
-    answer_refreshes(lsp_client)
+    lsp_client.refreshes = answer_refreshes(lsp_client)
     yield
     await lsp_client.shutdown_session()
 
@@ -113,6 +118,10 @@ async def test_code_lenses_follow_the_setting(graph_client: LanguageClient):
     assert await until(lambda: _none_after(client.text_document_code_lens_async(params)))
 
 
+async def _true(value: bool) -> bool:
+    return value
+
+
 async def _none_after(request):
     return (await request) is None
 
@@ -135,8 +144,8 @@ async def test_lenses_on_every_backward_and_none_without_a_finding(client: Langu
 
 
 @pytest.mark.asyncio
-async def test_inlay_hints_off_by_default_then_on(client: LanguageClient):
-    answer_refreshes(client)
+async def test_inlay_hints_off_by_default_then_on(graph_client: LanguageClient):
+    client, asked = graph_client, graph_client.refreshes
     uri = open_text(client, SEED000)
     await wait_diagnostics(client, uri, lambda d: len(d) == 1)
     params = lsp.InlayHintParams(text_document=lsp.TextDocumentIdentifier(uri),
@@ -144,7 +153,9 @@ async def test_inlay_hints_off_by_default_then_on(client: LanguageClient):
     await until(lambda: graph(client, uri, 34))  # the hover index is there
     assert await client.text_document_inlay_hint_async(params) is None
     configure(client, inlayHints=True)
-    hints = await until(lambda: client.text_document_inlay_hint_async(params))
+    # the editor asks again only when told to: at once, and once the facts are rebuilt
+    await until(lambda: _true(asked.count(lsp.WORKSPACE_INLAY_HINT_REFRESH) >= 2))
+    hints = await client.text_document_inlay_hint_async(params)
     by_line = {h.position.line + 1: (h.position.character, h.label) for h in hints}
     line11 = SEED000.read_text().split("\n")[10]
     assert by_line[11] == (len(line11.rstrip()), "‹grad ← true_W, true_b›")

@@ -248,8 +248,8 @@ class GradGuardServer(LanguageServer):
         return running[1]
 
     def refresh_views(self) -> None:
-        """New hover facts: lenses and hints (drawn from them) are asked for again, by a client
-        that asked for them before."""
+        """New hover facts or settings: lenses and hints (drawn from them) are asked for again,
+        by a client that has asked for them (even while they were off)."""
         if "lens" in self.drawn and self.supports("workspace.code_lens.refresh_support"):
             self.workspace_code_lens_refresh(None)
         if "hint" in self.drawn and self.supports("workspace.inlay_hint.refresh_support"):
@@ -398,6 +398,7 @@ class GradGuardServer(LanguageServer):
         if settings != self.editor:
             self.editor = settings
             self.relint_all()
+            self.refresh_views()
 
     async def pull_settings(self) -> bool:
         """Ask the client for the ``gradguard`` section; False when it cannot say."""
@@ -890,9 +891,9 @@ def _moved(loc: Location, lines_map: Optional[LineMap], cell: Optional[int]) -> 
 
 @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
 async def code_lens(ls: GradGuardServer, params: lsp.CodeLensParams) -> Optional[list[lsp.CodeLens]]:
+    ls.drawn.add("lens")
     if ls.editor.code_lens == "off":
         return None
-    ls.drawn.add("lens")
     found = await _indexed(ls, params.text_document.uri)
     if found is None:
         return None
@@ -915,9 +916,9 @@ async def code_lens(ls: GradGuardServer, params: lsp.CodeLensParams) -> Optional
 
 @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
 async def inlay_hint(ls: GradGuardServer, params: lsp.InlayHintParams) -> Optional[list[lsp.InlayHint]]:
+    ls.drawn.add("hint")
     if not ls.editor.inlay_hints:
         return None
-    ls.drawn.add("hint")
     found = await _indexed(ls, params.text_document.uri)
     if found is None:
         return None
