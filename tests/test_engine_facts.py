@@ -523,3 +523,77 @@ def test_a_slice_of_a_list_is_a_list_against_torch(tmp_path, part):
     """minimalRL's REINFORCE walks its (reward, log-prob) pairs backwards: each position keeps
     its own value through the slice (a float is no graph)."""
     agrees_with_torch(tmp_path, textwrap.dedent(REINFORCE).format(part=part))
+
+
+STATEFUL = """\
+    import torch
+    import torch.nn as nn
+    class Leaky(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mem = None
+        def reset_mem(self):
+            self.mem = None
+        def forward(self, x):
+            if self.mem is None:
+                self.mem = torch.zeros_like(x)
+            self.mem = 0.9 * self.mem + x
+            return torch.sigmoid(self.mem)
+    def reset(m):
+        if isinstance(m, Leaky):
+            m.reset_mem()
+    net = nn.Sequential(nn.Linear(3, 4), Leaky(), nn.Linear(4, 2), Leaky())
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for batch in range(2):
+        {reset}
+        loss = net(torch.randn(2, 3)).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    """
+
+
+@pytest.mark.parametrize("reset", [
+    "pass",  # the membranes carry the last batch's graph: raises
+    "for m in net.modules():\n        reset(m)",
+    "for _, m in net.named_modules():\n        reset(m)",
+    "net.apply(reset)",
+    "for m in net.children():\n        if isinstance(m, nn.Linear):\n            continue\n        m.reset_mem()",
+])
+def test_a_model_walks_its_own_submodules_against_torch(tmp_path, reset):
+    agrees_with_torch(tmp_path, textwrap.dedent(STATEFUL).format(reset=reset))
+
+
+def test_init_loops_over_modules_against_torch(tmp_path):
+    """nn.init in a loop over modules() and through apply() is no in-place write on a leaf; a
+    loop over children() freezes them all."""
+    agrees_with_torch(tmp_path, INIT_LOOPS, "GG104", "does not require grad")
+
+
+INIT_LOOPS = """\
+import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3)
+        self.fc = nn.Linear(4, 2)
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            elif isinstance(m, nn.Linear):
+                nn.init.constant_(m.bias, 0)
+                m.weight.data.normal_(0, 0.01)
+    def forward(self, x):
+        return self.fc(self.conv(x).mean(dim=(2, 3)))
+def init_weights(m):
+    if type(m) == nn.Linear:
+        torch.nn.init.xavier_uniform_(m.weight)
+        m.bias.data.fill_(0.01)
+net = Net()
+net.apply(init_weights)
+for c in net.children():
+    c.requires_grad_(False)
+out = net(torch.randn(2, 1, 5, 5))
+out.sum().backward()
+"""

@@ -44,6 +44,8 @@ MAX_CALL_DEPTH = 12
 # A function may run inside itself this many times (``repackage_hidden`` recurses once into the
 # tuple it was given); deeper, its result is unknown.
 MAX_RECURSION = 3
+MAX_UNROLLED = 32  # loops over a model's known submodules unroll, up to this many
+MAX_SUBMODULE_DEPTH = 6
 CONTEXT_DEPTH = 2
 # Budgets, in abstract steps (statements and calls) executed. Past its budget a call is
 # abandoned and its result is unknown (as if it were an unresolved library call); past the
@@ -417,6 +419,8 @@ class Engine(TorchModel, Autograd):
             items = known.items if type(known) is Tup else None  # (lists of two lengths join to unknown)
         if items and len(items) <= 8 and all(type(i) is Const for i in items):
             return items
+        if items and len(items) <= MAX_UNROLLED and all(_module_item(i) for i in items):
+            return items  # ``for m in model.modules()``: each module as it is
         return None
 
     def unrolled(self, st, node, items):
@@ -1531,6 +1535,18 @@ class Engine(TorchModel, Autograd):
                     and isinstance(args[0][0].value, str):
                 st.own_heap()[(recv.oid, args[0][0].value)] = args[1][0]
                 return NONE
+            if name in api.MODULE_WALKS:
+                itself, deep, named = api.MODULE_WALKS[name]
+                mods = self.submodules(recv, st, deep)
+                if mods is None:
+                    return UNKNOWN
+                mods = mods if itself else mods[1:]
+                return Tup(Tup((UNKNOWN, m)) if named else m for m in mods)
+            if name == api.MODULE_APPLY and args and type(args[0][0]) in (Func, Bound):
+                mods = self.submodules(recv, st, True)
+                for m in reversed(mods or ()):  # (torch: children first, the module last)
+                    self.call(args[0][0], [(m, None)], {}, node, st)
+                return recv
             if name in api.MODULE_SELF_METHODS:
                 if name == api.REQUIRES_GRAD_SETTER and args and truth(args[0][0]) is False:
                     self.freeze(self.module_roots(recv, st, 0), st, True)
@@ -1557,6 +1573,29 @@ class Engine(TorchModel, Autograd):
             return self.container_method(recv, name, args, node, st)
         return self.unknown_call(args, kwargs)
 
+
+    def submodules(self, module: Val, st: State, deep: bool) -> Optional[list]:
+        """``module`` and the modules it holds (all the way down if ``deep``, else its children),
+        in order; None when some may be held where the analysis does not see them (a list of
+        modules, an unknown value)."""
+        out, seen = [], set()
+
+        def walk(m, depth) -> bool:
+            if id(m) in seen:
+                return True
+            seen.add(id(m))
+            out.append(m)
+            if depth > 0 and not deep:
+                return True
+            if type(m) is Layer:
+                return all(walk(c, depth + 1) for c in m.children if type(c) in (Layer, Obj)) \
+                    and (m.qual not in api.MODULE_HOLDERS or bool(m.children))
+            held = [v for (oid, _), v in st.heap.items() if oid == m.oid]
+            if any(type(v) in (Box, Alt) for v in held) or depth >= MAX_SUBMODULE_DEPTH:
+                return False
+            return all(walk(v, depth + 1) for v in held if type(v) in (Layer, Obj) and (type(v) is Layer or v.cls.is_module))
+
+        return out if type(module) in (Layer, Obj) and walk(module, 0) and len(out) <= MAX_UNROLLED else None
 
     def container_method(self, box: Box, name, args, node, st) -> Val:
         key = (box.oid, "*")
@@ -1776,6 +1815,12 @@ NAMED_TUPLE_BASES = frozenset({"typing.NamedTuple"})
 DATACLASS_CLASSVAR = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
 
 
+def _module_item(v: Val) -> bool:
+    if type(v) is Tup and len(v.items) == 2:  # (name, module)
+        v = v.items[1]
+    return type(v) is Layer or (type(v) is Obj and v.cls.is_module)
+
+
 def _cycles(v: Val) -> bool:
     """Whether iterating ``v`` starts over on the same items (``cycle(xs)``, ``zip(r, cycle(xs))``,
     ``islice(cycle(xs), n)``, ``chain(xs, xs)``)."""
@@ -1815,6 +1860,15 @@ def _isinstance(v: Val, cls: Val) -> Val:
         if any(a == Const(True) for a in answers):
             return Const(True)
         return Const(False) if answers and all(a == Const(False) for a in answers) else UNKNOWN
+    if type(cls) is Class and type(v) in (Obj, Layer):
+        # a torch layer is no instance of a class of the project; an object is of its class's
+        # ancestry, when all of it is known
+        return Const(False) if type(v) is Layer else _derives(v.cls, cls, 0)
+    if type(cls) is LibRef and cls.qual in api.MODULES and type(v) in (Obj, Layer):
+        if type(v) is Obj:
+            return _derives(v.cls, cls, 0)
+        # one torch layer class is no other (but a lazy one, which is its eager class)
+        return Const(v.qual == cls.qual) if v.qual in api.MODULES and "Lazy" not in v.qual else UNKNOWN
     tensor_class = type(cls) is LibRef and cls.qual in api.TENSOR_CLASSES
     python_class = type(cls) is Builtin and cls.name in _PYTHON_TYPES
     if type(v) is Tensor and (tensor_class or python_class):
@@ -1825,6 +1879,28 @@ def _isinstance(v: Val, cls: Val) -> Val:
         fits = type(v) in _PYTHON_TYPES[cls.name] and (type(v) is Tup or v.kind == cls.name)
         return Const(fits)
     return UNKNOWN
+
+
+def _derives(cls: Class, ancestor: Val, depth: int) -> Val:
+    """Whether the project's class ``cls`` is ``ancestor`` (a class of the project, or a torch
+    layer class) or derives from it; unknown where its ancestry is."""
+    if type(ancestor) is Class and (cls is ancestor or cls.node is ancestor.node):
+        return Const(True)
+    answer = Const(False)
+    for base in cls.bases:
+        if type(base) is Class and depth < MAX_SUBMODULE_DEPTH:
+            found = _derives(base, ancestor, depth + 1)
+            if found == Const(True):
+                return found
+            answer = answer if found == Const(False) else UNKNOWN
+        elif type(base) is LibRef and type(ancestor) is LibRef:
+            if base.qual == ancestor.qual:
+                return Const(True)
+            if base.qual not in api.MODULES and base.qual not in api.MODULE_BASES:
+                answer = UNKNOWN  # a library class we do not know: it may derive from the layer
+        elif type(base) is not LibRef:  # (a library's class derives from no class of ours)
+            answer = UNKNOWN
+    return answer
 
 
 def _index_items(node, index: Val):

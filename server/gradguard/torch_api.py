@@ -208,6 +208,10 @@ MODULE_NAMED_METHODS = frozenset({"named_parameters"})  # of those, the ones yie
 MODULE_FORWARD_HOOKS = frozenset({"register_forward_hook"})
 # ``self.register_buffer("mean", t)``: the module's attribute ``mean`` is now ``t`` itself
 MODULE_REGISTERS = frozenset({"register_buffer", "register_parameter"})
+# Module methods that walk its submodules: (itself first, all the way down, named)
+MODULE_WALKS = {"modules": (True, True, False), "named_modules": (True, True, True),
+                "children": (False, False, False), "named_children": (False, False, True)}
+MODULE_APPLY = "apply"  # fn(m) for every submodule, then the module itself
 MODULE_SELF_METHODS = frozenset({"train", "eval", "to", "cuda", "cpu", "float", "double",
                                  "requires_grad_", "half", "bfloat16", "type", "apply",
                                  "share_memory"})  # return the module itself
