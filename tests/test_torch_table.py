@@ -146,3 +146,59 @@ def test_legacy_variable_is_a_copy_constructor():
     plain, asked = Variable(x), Variable(x, requires_grad=True)
     assert plain.is_leaf and not plain.requires_grad
     assert asked.is_leaf and asked.requires_grad
+
+
+def _recipe(section: str, name: str):
+    """The generator's canonical call of a name, as ``call(inputs)``."""
+    if section == "functions":
+        fn = generate.resolve(name)
+        return lambda g: generate.FUNCTIONS[name](fn, g)
+    if section == "methods":
+        method = getattr(torch.Tensor, name)
+        return lambda g: generate.METHODS[name](method, g)
+    if section == "attributes":
+        return lambda g: getattr(generate.ATTRIBUTES[name](g), name)
+    return generate.SUBSCRIPTS[name]
+
+
+def test_view_tables():
+    """Every view the analyser reads (``VIEW_*``) shares its operand's version counter, laid out
+    transposed too; the ones it leaves out as may-copy are views only when contiguous."""
+    from gradguard import torch_api as api
+
+    views = [("methods", n) for n in api.VIEW_METHODS] + [("functions", n) for n in api.VIEW_FUNCTIONS]
+    views += [("attributes", n) for n in api.VIEW_ATTRIBUTES] + [("subscripts", n) for n in api.VIEW_SUBSCRIPTS]
+    assert len(views) >= 50
+    for section, name in views:
+        for strided in (False, True):
+            g = generate.Inputs(strided=strided)
+            try:
+                out = generate.tensors(_recipe(section, name)(g))
+            except RuntimeError:  # view, view_as: refused, never a copy
+                assert strided and API[section][name]["view_of_strided"] == "refused", name
+                continue
+            assert generate._view_of(out, g.made) == api.VIEW_FUNCTIONS.get(name, 0), (section, name, strided)
+    for name in api._MAY_COPY:
+        section = "functions" if name.startswith("torch.") else "methods"
+        g = generate.Inputs(strided=True)
+        out = generate.tensors(_recipe(section, name)(g))
+        assert generate._view_of(out, g.made) is None, name
+
+
+def test_split_outputs():
+    """The ops whose first output carries the graph and the others not (values, indices)."""
+    from gradguard import torch_api as api
+
+    assert api.SPLIT_OUTPUTS
+    for name, wants in api.SPLIT_OUTPUTS.items():
+        section = "functions" if name.startswith("torch.") else "methods"
+        out = _recipe(section, name)(generate.Inputs())
+        assert tuple(t.requires_grad for t in generate.tensors(out)) == wants, name
+        assert all(getattr(out, field) is out[i] for i, field in enumerate(api.SPLIT_OUTPUT_NAMES)), name
+    for name in api.BY_DIM_SPLIT_OUTPUTS:  # only given a dim
+        x = torch.randn(3, 4, requires_grad=True)
+        whole = generate.resolve(name)(x) if name.startswith("torch.") else getattr(x, name)()
+        by_dim = generate.resolve(name)(x, 1) if name.startswith("torch.") else getattr(x, name)(1)
+        assert isinstance(whole, torch.Tensor) and whole.requires_grad
+        values, indices = (getattr(by_dim, field) for field in api.SPLIT_OUTPUT_NAMES)
+        assert values.requires_grad and not indices.requires_grad
