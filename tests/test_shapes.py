@@ -258,6 +258,11 @@ MODULE_CALLS = {
     "torch.nn.BatchNorm2d": [((2,), torch.rand(2, 2, 3, 3))],
     "torch.nn.Linear": [((4, 6), a()), ((4, 1), torch.rand(1, 4)), ((4, 2), row())],
     "torch.nn.Flatten": [((), torch.rand(2, 3, 4)), ((0,), torch.rand(2, 3)), ((1, 2), torch.rand(2, 3, 4, 5))],
+    # batched and unbatched; one output channel, one input: the batch keeps it several
+    **{f"torch.nn.Conv{d}d": [((3, 5, 3), torch.rand(2, 3, *[6] * d)), ((3, 1, 3), torch.rand(3, *[6] * d)),
+                              ((3, 1, 1), torch.rand(4, 3, *[1] * d))] for d in (1, 2, 3)},
+    **{f"torch.nn.{k}Pool{d}d": [((2,), torch.rand(2, 3, *[6] * d)), ((2,), torch.rand(3, *[6] * d)),
+                                 ((1,), torch.rand(1, 1, *[1] * d))] for k in ("Max", "Avg") for d in (1, 2, 3)},
 }
 
 

@@ -356,4 +356,13 @@ def module(kind: str, args: Sequence, kwargs: dict, inputs: Sequence) -> Shape:
         return last_dim(first, _arg(args, kwargs, 1, "out_features"))
     if kind == "flatten":
         return flatten(first, _arg(args, kwargs, 0, "start_dim", 1), _arg(args, kwargs, 1, "end_dim", -1))
+    if kind.startswith(("conv", "pool")):
+        # (N, C, *spatial) or unbatched (C, *spatial): the batch stays, a convolution's channels
+        # become its out_channels, a pooling's stay; the spatial sizes are not followed
+        spatial = int(kind[-1])
+        if type(first) is not tuple or len(first) not in (spatial + 1, spatial + 2):
+            return NONSCALAR if kind.startswith("pool") and not_single(first) else None
+        channels = _arg(args, kwargs, 1, "out_channels") if kind.startswith("conv") else first[-spatial - 1]
+        channels = channels if type(channels) is int else None
+        return first[:len(first) - spatial - 1] + (channels,) + (None,) * spatial
     return None

@@ -365,6 +365,8 @@ MODULE_SHAPES = {
                                          "Tanh", "Softmax", "LogSoftmax", "Dropout", "Identity",
                                          "LayerNorm", "BatchNorm1d", "BatchNorm2d", "PReLU")},
     "torch.nn.Linear": "linear", "torch.nn.Flatten": "flatten",
+    **{f"torch.nn.Conv{d}d": f"conv{d}" for d in (1, 2, 3)},
+    **{f"torch.nn.{kind}Pool{d}d": f"pool{d}" for kind in ("Max", "Avg") for d in (1, 2, 3)},
 }
 
 # --- what a node keeps (generated, see above): which of its tensors an op's backward node saves,
