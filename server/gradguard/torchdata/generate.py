@@ -21,13 +21,11 @@ from __future__ import annotations
 import inspect
 import json
 import operator
-import os
 import sys
 from pathlib import Path
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 HERE = Path(__file__).resolve().parent
 IN_PLACE_ERROR = "modified by an inplace operation"
@@ -1063,5 +1061,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
     main()
