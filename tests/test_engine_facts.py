@@ -597,3 +597,15 @@ for c in net.children():
 out = net(torch.randn(2, 1, 5, 5))
 out.sum().backward()
 """
+
+
+@pytest.mark.parametrize("size", ["-1", "x.size(0), -1", "x.shape[0], -1", "len(x), -1", "int(x.shape[0]) * 1, -1",
+                                  "x.numel() // 8, 8", "round(float(x.sum().item())) * 0 + 2, -1"])
+def test_numbers_are_no_tensors_against_torch(tmp_path, size):
+    """Sizes, lengths and ``.item()`` are Python numbers: a frozen network's output viewed with
+    them still requires no grad."""
+    program = ("import torch\nnet = torch.nn.Linear(8, 8)\nnet.requires_grad_(False)\n"
+               "x = torch.randn(2, 8)\n"
+               f"y = net(x).view({size})\n"
+               "y.sum().backward()\n")
+    agrees_with_torch(tmp_path, program, "GG104", "does not require grad")

@@ -11,7 +11,7 @@ from .rules import SUBSCRIBERS, Event
 from .rules.freed import Walk
 from .state import FreeInfo, State
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Box, Builtin, Class, Const, Func, GradCtx, Iter,
-                     Layer, LibRef, ModRef, Optim, Seg, Tensor, Tup, Val, join, strong, tensors_in)
+                     Layer, LibRef, ModRef, Number, Optim, Seg, Tensor, Tup, Val, join, strong, tensors_in)
 
 
 class Autograd:
@@ -165,6 +165,14 @@ class Autograd:
             old.direct = seg.direct
             old.older = older
             self.segs[key] = old
+        # what an earlier iteration's node saved of memory that outlives the iteration (a tensor
+        # written row by row, the weights) is spoilt by a write in a later one; its own output
+        # is made anew each iteration (the same site), so it is not shared
+        lasting = frozenset(k for k in seg.kept if k is not seg and k is not old.current)
+        if lasting - old.kept:
+            old.kept = old.kept | lasting
+            for storage in lasting:
+                self.savers.setdefault(storage, set()).add(old)
         return old
 
     def alias_of(self, base: Seg, key) -> Seg:
@@ -404,7 +412,7 @@ def _merge_entries(ts) -> dict:
     return via
 
 # values that are certainly not tensors: an op's other arguments of these kinds hide no graph
-_NOT_TENSORS = (Const, After, LibRef, Builtin, Func, Class, ModRef, GradCtx, Layer, Optim)
+_NOT_TENSORS = (Const, Number, After, LibRef, Builtin, Func, Class, ModRef, GradCtx, Layer, Optim)
 
 def _holds_unknown(v: Val) -> bool:
     if type(v) is Tup:

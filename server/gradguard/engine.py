@@ -35,8 +35,8 @@ from .skeleton import LazyBody
 from .sources import SourceError
 from .state import GLOBALS, Ager, State, forget_items, join_states
 from .torch_model import TorchModel, is_torch
-from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
-                     GradCtx, Iter, Layer, ModRef, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
+from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
+                     GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
                      Val, join, join_elements, merge_via, strong, tensors_in, truth)
 
 MAX_LOOP_PASSES = 6
@@ -875,6 +875,9 @@ class Engine(TorchModel, Autograd):
             if elems:
                 st.own_heap()[(box.oid, "*")] = elems[0] if len(elems) == 1 else join(*elems)
             return box
+        if (type(left[0]) is Number or type(right[0]) is Number) and type(left[0]) in (Number, Const) \
+                and type(right[0]) in (Number, Const):
+            return NUMBER  # ``x.size(0) * 2``
         if type(left[0]) is Const and type(right[0]) is Const and op in _FOLDABLE:
             a, b = left[0].value, right[0].value
             if type(a) in (int, float) and type(b) in (int, float) and not isinstance(a, bool):
@@ -892,6 +895,10 @@ class Engine(TorchModel, Autograd):
                                api.SHAPE_OPERATORS.get(op), [(operand, node.operand)], {}, st)
         if type(node.op) is ast.Not and type(operand) is Const:
             return Const(not operand.value)
+        if type(operand) is Number and type(node.op) is not ast.Not:
+            return NUMBER
+        if type(node.op) in (ast.USub, ast.UAdd) and type(operand) is Const and type(operand.value) in (int, float):
+            return Const(-operand.value if type(node.op) is ast.USub else operand.value)  # ``view(n, -1)``
         return UNKNOWN
 
     def e_Compare(self, node, st):
@@ -1055,6 +1062,8 @@ class Engine(TorchModel, Autograd):
         base = self.ev(node.value, st)
         index = self.ev(node.slice, st)
         tb = type(base)
+        if tb is Number:  # ``x.shape[0]``, ``t.tolist()[i]``
+            return NUMBER
         if tb is Tensor:
             kind = "basic" if _basic_index(node.slice, index) else "advanced"
             out = self.op(node, [(base, node.value), (index, node.slice)], api.SUBSCRIPT_SAVES[kind], st,
@@ -1172,7 +1181,7 @@ class Engine(TorchModel, Autograd):
             if name == api.GRAD_ATTRIBUTE:
                 return Tensor(exact=recv.exact, shape=recv.shape)
             if name in api.SEVER_ATTRIBUTES:
-                return UNKNOWN
+                return NUMBER if name in api.NUMBER_ATTRIBUTES else UNKNOWN
             if name in api.TENSOR_ATTRIBUTE_VIEWS:
                 return self.shaped(self.op(node, [(recv, node.value)], api.TENSOR_ATTRIBUTE_VIEWS[name], st,
                                            storage=recv.storage if name in api.VIEW_ATTRIBUTES else None),
@@ -1498,6 +1507,8 @@ class Engine(TorchModel, Autograd):
             return self.dict_of(vals[0], node, st)
         if name in ("list", "dict", "set"):
             return Box((node, self.frame.ctx), name)
+        if name in api.NUMBER_BUILTINS:  # ``int(x)``, ``len(xs)``, ``float(loss)``: a number
+            return NUMBER
         return UNKNOWN
 
     def dict_of(self, source: Val, node, st) -> Box:

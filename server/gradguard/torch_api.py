@@ -91,7 +91,8 @@ SUBSCRIPT_SAVES = {name: e["saves"] for name, e in _generated["subscripts"].item
 # Tensor methods and attributes whose result carries no graph.
 # (numpy() on a tensor that requires grad refuses outright: RuntimeError "Can't call numpy()".)
 # NOT here: sign/round/floor/ceil -- they are differentiable (zero gradient) and keep the graph.
-SEVER_METHODS = frozenset({"detach", "item", "tolist", "numpy", "argmax", "argmin", "size",
+SEVER_METHODS = frozenset({"detach", "item", "tolist", "numpy", "argmax", "argmin", "size", "nelement",
+                           "element_size",
                            "dim", "numel", "long", "int", "bool", "eq", "ne", "gt", "lt", "ge",
                            "le", "nonzero", "argsort", "isnan", "isinf", "isfinite", "any", "all",
                            "logical_not", "short", "byte", "equal", "allclose", "isclose",
@@ -256,7 +257,11 @@ MODULE_HOLDERS = frozenset({"torch.nn.ModuleList"})
 OPTIMIZER_REPEATS_CLOSURE = frozenset({"torch.optim.LBFGS"})
 
 # Severing methods whose result is a Python value (a number, a list, an array), not a tensor.
-PYTHON_VALUE_METHODS = frozenset({"item", "tolist", "numpy", "size", "dim", "numel"})
+PYTHON_VALUE_METHODS = frozenset({"item", "tolist", "numpy", "size", "dim", "numel", "nelement", "element_size",
+                                  "stride"})
+NUMBER_METHODS = PYTHON_VALUE_METHODS - {"numpy"}  # Python numbers, no tensor
+NUMBER_ATTRIBUTES = frozenset({"shape", "ndim", "nbytes", "itemsize"})
+NUMBER_BUILTINS = frozenset({"int", "float", "len", "round"})
 
 # Attributes of built-in layers that are their parameters (requires_grad leaves).
 MODULE_PARAMETER_ATTRIBUTES = frozenset({"weight", "bias"})

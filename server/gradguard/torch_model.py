@@ -8,7 +8,7 @@ import ast
 from . import shapes
 from . import torch_api as api
 from .state import State, forget_items
-from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, Box, Const, Func, GradCtx, Iter, Layer, Obj, Optim,
+from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Box, Const, Func, GradCtx, Iter, Layer, Obj, Optim,
                      Partial, Root, Tensor, Tup, TupleType, Val, join, merge_via, tensors_in, truth)
 
 
@@ -245,7 +245,7 @@ class TorchModel:
             self.emit("to_numpy", node, st, (t,), target=node.func.value, detail=name)
         if name in api.SEVER_METHODS or name in api.SAMPLE_METHODS:
             if name in api.PYTHON_VALUE_METHODS:
-                return UNKNOWN
+                return NUMBER if name in api.NUMBER_METHODS else UNKNOWN
             detach = name in api.DETACHES  # the same memory, without the graph
             why = frozenset({("detach", node)}) if detach else frozenset()
             return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else None),

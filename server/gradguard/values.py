@@ -128,6 +128,22 @@ class Const(Val):
 NONE = Const(None)
 
 
+class Number(Val):
+    """A Python number, or sizes, whose value is not known (``t.item()``, ``x.shape[0]``,
+    ``len(xs)``, ``float(loss)``): certainly no tensor, so no graph and no requires_grad."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return type(other) is Number
+
+    def __hash__(self):
+        return 5
+
+
+NUMBER = Number()
+
+
 class After(Val):
     """A loop counter past its first value: ``range(start, …)`` in the second and later iterations."""
 
