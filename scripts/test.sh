@@ -5,8 +5,9 @@
 # the engine's verdicts, its compiled modules and the CLI (WHEEL_TESTS); CI runs the whole suite
 # on it too (GRADGUARD_TEST_WHEEL=full, set by .ci/run). The packaging and editor tests run only
 # on the sources: they build and test the distributions themselves.
-# Tests run on every core (pytest-xdist); the tests that share one torch run stay on one worker
-# (tests/conftest.py), and every torch run happens on every run: no verdict is cached.
+# Tests run on every core (pytest-xdist), a module's tests on one worker (--dist loadscope): the
+# tests that share one torch run of many programs (a module-scoped oracle) make it once, not once
+# a worker. Every torch run happens on every run: no verdict is cached.
 # Usage: bash scripts/test.sh [pytest args...]
 #        GRADGUARD_TEST_BUILDS="source" (or "wheel") runs one of the two;
 #        GRADGUARD_TEST_JOBS=N sets the number of workers (default: the cores, "0": no workers).
@@ -20,7 +21,7 @@ fi
 # torch 2.13.0 (CPU) is the ground truth the fixtures are run against.
 .venv/bin/python -m pip install --quiet "torch==2.13.0" -e ".[test]"
 JOBS=${GRADGUARD_TEST_JOBS:-auto}
-PARALLEL=(); [ "$JOBS" = 0 ] || PARALLEL=(-n "$JOBS" --dist loadgroup)
+PARALLEL=(); [ "$JOBS" = 0 ] || PARALLEL=(-n "$JOBS" --dist loadscope)
 # What the compiled build can change: the engine (every fixture analysed, the rules, the facts
 # it derives, its cache) and the CLI; the wheel's own checks (test_build.py).
 WHEEL_TESTS=(tests/test_build.py tests/test_fixtures.py tests/test_rules.py tests/test_engine_facts.py
