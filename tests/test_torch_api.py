@@ -1408,7 +1408,55 @@ VERIFIED_TABLES = {
     # tests/test_torch_table.py
     "VIEW_METHODS", "VIEW_FUNCTIONS", "VIEW_ATTRIBUTES", "VIEW_SUBSCRIPTS", "SPLIT_OUTPUTS",
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
+    # here, below
+    "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS",
 }
+
+
+def _nested():
+    inner = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU())
+    return torch.nn.Sequential(inner, torch.nn.Linear(2, 1)), inner
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_WALKS))
+def test_module_walk(name):
+    """(itself first, all the way down, named) as torch walks a model's submodules."""
+    itself, deep, named = api.MODULE_WALKS[name]
+    model, inner = _nested()
+    got = list(getattr(model, name)())
+    mods = [m for _, m in got] if named else got
+    assert named == all(isinstance(x, tuple) and isinstance(x[0], str) for x in got)
+    assert (mods[0] is model) == itself
+    assert (inner[0] in mods) == deep and inner in mods
+
+
+def test_module_apply():
+    model, inner = _nested()
+    seen = []
+    assert getattr(model, api.MODULE_APPLY)(seen.append) is model
+    assert sorted(map(id, seen)) == sorted(map(id, model.modules()))
+    assert seen[-1] is model  # children first, the module last
+
+
+@pytest.mark.parametrize("name", sorted(api.NUMBER_METHODS))
+def test_number_method(name):
+    x = torch.randn(1, 1, requires_grad=True) * 2
+    out = getattr(x, name)()
+    assert not isinstance(out, torch.Tensor) and name in api.PYTHON_VALUE_METHODS
+
+
+@pytest.mark.parametrize("name", sorted(api.NUMBER_ATTRIBUTES))
+def test_number_attribute(name):
+    out = getattr(torch.randn(2, 3, requires_grad=True) * 2, name)
+    assert not isinstance(out, torch.Tensor) and name in api.SEVER_ATTRIBUTES
+
+
+@pytest.mark.parametrize("name", sorted(api.NUMBER_BUILTINS))
+def test_number_builtin(name):
+    import builtins
+
+    x = torch.randn(1, requires_grad=True) * 2
+    assert isinstance(getattr(builtins, name)(float(x) if name == "round" else x), (int, float))
 
 
 @pytest.mark.parametrize("name", sorted(api.PYTHON_VALUE_METHODS))

@@ -64,6 +64,8 @@ RULE = Rule(
     },
     events={"in_place": on_in_place},
     # a leaf made here; updates of a model's parameters sit next to the backward that fills .grad
-    trigger=re.compile(r"requires_grad\s*=\s*True|requires_grad_\(\s*\)"),
+    # a leaf made to require grad, or a layer's weight or bias written in place
+    trigger=re.compile(r"requires_grad\s*=\s*True|requires_grad_\(\s*\)"
+                       r"|(?:weight|bias)(?:\s*\[[^\]\n]*\]\s*[-+*/]?=[^=]|\.\w+_\(|\s*[-+*/]=)"),
     raises=True,
 )
