@@ -166,7 +166,7 @@ function escapeHtml(text: string): string {
  * and high contrast alike, as VS Code sets these variables for each. */
 const THEME = `
 body{background:var(--vscode-editor-background);color:var(--vscode-editor-foreground);padding:8px}
-svg.gg{font-family:var(--vscode-editor-font-family),monospace;font-size:12px}
+svg.gg{font-family:var(--vscode-editor-font-family),monospace;font-size:12px;max-width:100%;height:auto}
 .gg .bg{fill:var(--vscode-editor-background)}
 .gg text{fill:var(--vscode-editor-foreground)}
 .gg .muted{fill:var(--vscode-descriptionForeground)}

@@ -169,7 +169,7 @@ def build(finding: Finding, facts, text: Texter) -> Picture:
         what = dict(rel.args).get("what") or dict(rel.args).get("call", "").strip("`")
         note = rel.message
         if role == "modify":
-            note = "changes a saved tensor in place"
+            note = "changes a saved tensor"
         elif role == "free":
             count = sum(1 for n in chain if n.freed and n.saves)
             note = (f"frees {count}{'+' if earlier else ''} saved step{'s' if count != 1 else ''}" if count
