@@ -54,6 +54,8 @@ def _expected(kind: str, write_index, grads) -> bool:
         return write_index == 0
     if kind == "each_other":  # operand i is kept when the other one requires grad
         return write_index is not None and grads[1 - write_index]
+    if kind == "both":  # both operands, whatever requires grad
+        return write_index is not None
     raise AssertionError(kind)
 
 
@@ -66,7 +68,7 @@ def _check_recipe(build, kind):
         out = generate.tensors(build(made))[0]
         return made.made, out
 
-    grad_cases = [(True, True), (True, False), (False, True)] if kind == "each_other" else [(True,)]
+    grad_cases = [(True, True), (True, False), (False, True)] if kind in ("each_other", "both") else [(True,)]
     for grads in grad_cases:
         for write_index in [None, *range(len(grads))]:
             got = _written_then_raises(lambda: call(*grads), write_index)
@@ -94,18 +96,21 @@ def test_operator_keeps(name):
 @pytest.mark.parametrize("name", sorted(api.KEEPS_MODULES))
 def test_module_keeps(name):
     cls, kind = resolve(name), api.KEEPS_MODULES[name]
-    if kind == "each_other":  # the operands are the input and the weight
+    construct, forward = generate.MODULES[name]
+    if kind in ("each_other", "both") and isinstance(getattr(construct(cls), "weight", None), torch.nn.Parameter):
+        # the operands are the input and the weight
         for input_grad in (True, False):
             for write in ("input", "weight"):
-                module = cls(3, 3)
-                x = _tensor(input_grad)
-                out = module(x)
+                torch.manual_seed(0)
+                module = construct(cls)
+                made = generate.Inputs((input_grad,))
+                args = forward(made)
+                out = generate.tensors(module(*args))[0]
                 with torch.no_grad():
-                    (x if write == "input" else module.weight).add_(0)
-                expected = True if write == "input" else input_grad
+                    (made.made[0] if write == "input" else module.weight).add_(0)
+                expected = write == "input" or kind == "both" or input_grad
                 assert _raises(out) == expected, (input_grad, write)
         return
-    construct, forward = generate.MODULES[name]
     _check_recipe(lambda g: construct(cls)(*forward(g)), kind)
 
 

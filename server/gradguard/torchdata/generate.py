@@ -206,7 +206,7 @@ def _shares_version(out, operand) -> bool:
     return out._version != before
 
 
-KINDS = ("result", "self", "each_other")
+KINDS = ("result", "self", "each_other", "both")
 
 
 def _predicted(kind: str, grads: tuple) -> tuple:
@@ -218,8 +218,10 @@ def _predicted(kind: str, grads: tuple) -> tuple:
         return (True,) + (False,) * n
     if kind == "self":
         return (False, True) + (False,) * (n - 1)
-    if n < 2:  # each_other: nothing with a single tensor
+    if n < 2:  # each_other, both: nothing with a single tensor
         return (False,) * (n + 1)
+    if kind == "both":  # both operands, whatever requires grad (a convolution's input and weight)
+        return (False, True, True) + (False,) * (n - 2)
     return (False, grads[1], grads[0]) + (False,) * (n - 2)
 
 
@@ -240,14 +242,17 @@ def _write_pattern(run, n: int) -> dict:
 
 
 def _layer_keeps(run) -> str | None:
-    """A layer with a weight: its operands are its input and its weight (``each_other``)."""
+    """A layer with a weight: its operands are its input and its weight (``each_other``, or
+    ``both`` when it saves them whatever requires grad, as a convolution does)."""
     def raises(grad, target):
         operands, out, layer = run((grad,))
         _write(tensors(out)[0] if target == "out" else layer.weight if target == "weight" else operands[0])
         return _backward(out) == "in_place"
 
     pattern = {g: tuple(raises(g, t) for t in ("out", "input", "weight")) for g in (True, False)}
-    return "each_other" if pattern == {True: (False, True, True), False: (False, True, False)} else None
+    if pattern == {True: (False, True, True), False: (False, True, False)}:
+        return "each_other"
+    return "both" if pattern == {True: (False, True, True), False: (False, True, True)} else None
 
 
 def _keeps(patterns: list) -> str | None:
