@@ -609,3 +609,32 @@ def test_numbers_are_no_tensors_against_torch(tmp_path, size):
                f"y = net(x).view({size})\n"
                "y.sum().backward()\n")
     agrees_with_torch(tmp_path, program, "GG104", "does not require grad")
+
+
+HEADS = """\
+    import torch
+    import torch.nn as nn
+    class Heads(nn.Module):
+        def __init__(self, ch=(4, 8)):
+            super().__init__()
+            self.m = nn.ModuleList({modules})
+        def forward(self, feats):
+            outs = []
+            for i, x in enumerate(feats):
+                bs, _, ny, nx = x.shape
+                outs.append(self.m[i](x).view(bs, 3, ny, nx))
+            return outs
+    def show(*arrays):
+        for array in arrays:
+            print(array{convert}.numpy().shape)
+    feats = [torch.rand(1, 4, 4, 4), torch.rand(1, 8, 4, 4)]
+    show(*Heads()(feats))
+    """
+
+
+@pytest.mark.parametrize("modules", ["nn.Conv2d(c, 3, 1) for c in ch", "[nn.Conv2d(c, 3, 1) for c in ch]",
+                                     "(nn.Conv2d(4, 3, 1), nn.Conv2d(8, 3, 1))"])
+@pytest.mark.parametrize("convert", [".cpu()", ".detach().cpu()"])
+def test_a_module_list_indexed_in_a_loop_against_torch(tmp_path, modules, convert):
+    agrees_with_torch(tmp_path, textwrap.dedent(HEADS).format(modules=modules, convert=convert), "GG107",
+                      "Can't call numpy()")

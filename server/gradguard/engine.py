@@ -771,6 +771,8 @@ class Engine(TorchModel, Autograd):
 
     def unpack(self, value: Val, n: int, st: State, site) -> list:
         tv = type(value)
+        if tv is Number:  # ``bs, c, h, w = x.shape``
+            return [NUMBER] * n
         if tv is Tup and len(value.items) == n:
             return list(value.items)
         if tv is Tensor:
@@ -1097,6 +1099,8 @@ class Engine(TorchModel, Autograd):
         if tb is Layer and base.children and type(index) is Const and isinstance(index.value, int) \
                 and -len(base.children) <= index.value < len(base.children):
             return base.children[index.value]  # nn.Sequential(...)[i]
+        if tb is Layer and base.children and base.qual in api.MODULE_HOLDERS and type(node.slice) is not ast.Slice:
+            return self._iter_elem(base, st, node, None)  # ``self.heads[i]``: one of them, as a loop over them
         if tb is Obj:
             getitem = base.cls.lookup("__getitem__")
             if type(getitem) is Func:

@@ -160,7 +160,15 @@ class TorchModel:
             children = []
             for v, _ in args:
                 if type(v) is Box:
-                    children.append(st.heap.get((v.oid, "*"), UNKNOWN))
+                    items = st.heap.get((v.oid, "items"))
+                    if type(items) is Tup:
+                        children.extend(items.items)
+                    else:
+                        children.append(st.heap.get((v.oid, "*"), UNKNOWN))
+                elif type(v) is Tup and qual in api.MODULE_HOLDERS:
+                    children.extend(v.items)
+                elif type(v) is Iter and qual in api.MODULE_HOLDERS:  # ModuleList(Conv2d(c, …) for c in ch)
+                    children.append(self.iter_elem(v, st, node))
                 else:
                     children.append(v)
             return Layer(qual, {"params": False, "saves": False}, None, tuple(children))
