@@ -513,6 +513,14 @@ async function graphScenario(page, workspace) {
 
     const col = source[raiseLine - 1].indexOf('backward') + 2;
     await gotoPosition(page, raiseLine, col);
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+I');
+    const link = await waitFor('the link to the graph in the hover', async () => {
+        const anchors = page.locator('.monaco-hover a', { hasText: 'Show the graph of this finding' });
+        return (await anchors.count()) > 0 && ((await anchors.first().getAttribute('data-href')) || 'no data-href');
+    }, 15_000);
+    check('the finding\'s hover links to its graph', link.startsWith('command:gradguard.showGraph?'), link.slice(0, 80));
+    await page.keyboard.press('Escape');
     await page.keyboard.press('Control+B'); // the side bar off: room for the picture beside the code
     await command(page, 'GradGuard: Show Graph');
     const view = await waitFor('the graph webview', () => graphFrame(page), 30_000);
