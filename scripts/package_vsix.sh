@@ -101,12 +101,20 @@ PURE_DIR=$BUILD/vsix-pure
 rm -rf "$PURE_DIR"
 fetch "$WHEELS/pure" 3.10 $(platforms linux-x64) -- "${PURE[@]}"
 install_from "$WHEELS/pure" "$PURE_DIR" 3.10 $(platforms linux-x64) -- "${PURE[@]}"
+# Only what the server runs: jedi's typeshed stubs of third-party packages (4300 files; GradGuard
+# asks jedi where modules are, never about braintree's or networkx's types) would be most of the
+# package (vsce warns past 5000 files).
+rm -rf "$PURE_DIR/jedi/third_party/typeshed/stubs"
 # Pure-Python files must not hide behind compiled ones: keep in libs only what is pure.
 if find "$PURE_DIR" -name '*.so' -o -name '*.pyd' | grep -q .; then
   echo "bundled/libs has compiled files:" >&2; find "$PURE_DIR" -name '*.so' -o -name '*.pyd' >&2; exit 1
 fi
 
-version=$(node -p 'require("./package.json").version')
+# One version: gradguard.__version__ (pyproject.toml reads it too); package.json must say the same.
+version=$(PYTHONPATH=server "$PYTHON" -c 'import gradguard; print(gradguard.__version__)')
+if [ "$(node -p 'require("./package.json").version')" != "$version" ]; then
+  echo "package.json's version is not gradguard.__version__ ($version)" >&2; exit 1
+fi
 build_target() {
   local target=$1 v
   local STAGE=$BUILD/vsix-$target
@@ -118,7 +126,8 @@ build_target() {
     require("fs").writeFileSync(process.argv[1], JSON.stringify(m, null, 2) + "\n");
   ' "$STAGE/package.json"
   cp client/README.md "$STAGE/README.md"
-  cp LICENSE "$STAGE/LICENSE"
+  cp CHANGELOG.md LICENSE "$STAGE/"
+  mkdir -p "$STAGE/client" && cp client/icon.png "$STAGE/client/icon.png"
   cp .vscodeignore "$STAGE/.vscodeignore"
   cp -r "$PURE_DIR" "$STAGE/bundled/libs"
   for v in $PY_MINORS; do
@@ -126,6 +135,7 @@ build_target() {
     install_from "$WHEELS/$target/cp3$v" "$STAGE/bundled/libs-cp3$v" "3.$v" $(platforms "$target") -- "${COMPILED[@]}"
   done
   find "$STAGE/bundled" -name '__pycache__' -type d -prune -exec rm -rf {} +
+  find "$STAGE"/bundled/libs-cp3*/libcst -name tests -type d -prune -exec rm -rf {} +  # libcst's own tests
   rm -rf "$STAGE"/bundled/*/bin
 
   mkdir -p "$STAGE/bundled/tool"
@@ -134,8 +144,14 @@ build_target() {
 
   local vsix=$OUT_DIR/gradguard-$version-$target.vsix
   log "$target: vsce package"
+  # a warning (no repository, icon, LICENSE, an image the marketplace will not show, ...) fails
+  # the build: the packages are published as built
   (cd "$STAGE" && "$ROOT/node_modules/.bin/vsce" package --no-dependencies --target "$target" \
-      --allow-missing-repository --allow-package-all-secrets --allow-package-env-file --out "$vsix" >/dev/null)
+      --allow-package-all-secrets --allow-package-env-file --out "$vsix" </dev/null >"$STAGE.log" 2>&1) ||
+    { cat "$STAGE.log" >&2; return 1; }
+  if grep -qi 'warn' "$STAGE.log"; then
+    cat "$STAGE.log" >&2; log "$target: vsce warned"; return 1
+  fi
   log "built $vsix ($(du -h "$vsix" | cut -f1))"
 }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +62,36 @@ def test_the_wheel_compiles_every_module_but_the_language_servers():
         {p.relative_to(package).with_suffix("").with_suffix("") for p in package.rglob("*.pyd")}
     plain = {s for s in sources if s.name in ("__init__", "__main__") or s.parts[0] in ("lsp", "torchdata")}
     assert extensions == sources - plain, sorted(map(str, (sources - plain) ^ extensions))
+
+
+def test_one_version_everywhere():
+    """gradguard.__version__ is the one version: pyproject.toml reads it, package.json (the
+    extension) must say it, and so do ``gradguard --version`` and the server's serverInfo."""
+    import tomllib  # Python 3.11+, as the suite's venv
+
+    import gradguard
+    version = gradguard.__version__
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "gradguard.__version__"}
+    assert json.loads((REPO / "package.json").read_text(encoding="utf-8"))["version"] == version
+    env_ = env()
+    proc = subprocess.run([sys.executable, "-m", "gradguard", "--version"], env=env_, cwd=REPO.parent,
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert proc.stdout.split()[:2] == ["gradguard", version], proc.stdout
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": {"processId": None, "rootUri": None, "capabilities": {}}})
+    request = f"Content-Length: {len(body)}\r\n\r\n{body}".encode()
+    server = subprocess.Popen([sys.executable, "-m", "gradguard", "lsp"], env=env_, cwd=REPO.parent,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        server.stdin.write(request)
+        server.stdin.flush()
+        length = int(re.match(rb"Content-Length: (\d+)", server.stdout.readline()).group(1))
+        while server.stdout.readline().strip():
+            pass
+        reply = json.loads(server.stdout.read(length))
+    finally:
+        server.kill()
+        server.wait(timeout=30)
+    assert reply["result"]["serverInfo"] == {"name": "gradguard", "version": version}, reply

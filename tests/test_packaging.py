@@ -7,6 +7,7 @@ build reuses ~/.cache/gradguard/vsix-wheels/ between runs, so after the first it
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -187,6 +188,30 @@ def vsix_files() -> dict[str, Path]:
     built = {Path(line).name: Path(line) for line in proc.stdout.split()}
     version = __import__("json").loads((REPO / "package.json").read_text())["version"]
     return {t: built[f"gradguard-{version}-{t}.vsix"] for t in TARGETS}
+
+
+def test_vsix_is_ready_to_publish(vsix_files, tmp_path):
+    """What the marketplace and Open VSX ask for (scripts/package_vsix.sh also fails on any vsce
+    warning): icon, repository, license, changelog, a README whose images render there (https,
+    no SVG), and ovsx's own checks of the manifest (offline: validateManifest, isLicenseOk)."""
+    with zipfile.ZipFile(vsix_files["linux-x64"]) as z:
+        names = set(z.namelist())
+        manifest = z.read("extension.vsixmanifest").decode()
+        package = json.loads(z.read("extension/package.json"))
+        readme = z.read("extension/readme.md").decode()
+        (tmp_path / "package.json").write_bytes(z.read("extension/package.json"))
+        (tmp_path / "LICENSE.txt").write_bytes(z.read("extension/LICENSE.txt"))
+    assert {"extension/LICENSE.txt", "extension/changelog.md", "extension/" + package["icon"]} <= names
+    assert re.search(r'<Icon>extension/client/icon.png</Icon>', manifest)
+    assert package["repository"]["url"].startswith("https://") and 'Links.Source" Value="https://' in manifest
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)", readme)
+    assert images and all(i.startswith("https://") and not i.endswith(".svg") for i in images), images
+    assert not [n for n in names if n.startswith(("extension/src/", "extension/tests/", "extension/node_modules/"))]
+    assert not [n for n in names if "/libcst/" in n and "/tests/" in n]
+    check = ("const o = require(process.argv[1]); o.validateManifest(require(process.argv[2] + '/package.json'));"
+             " o.isLicenseOk(process.argv[2]).then(ok => process.stdout.write(String(ok)))")
+    proc = run(["node", "-e", check, str(REPO / "node_modules" / "ovsx"), str(tmp_path)])
+    assert proc.stdout == "true", proc.stdout + proc.stderr
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
