@@ -1409,8 +1409,18 @@ VERIFIED_TABLES = {
     "VIEW_METHODS", "VIEW_FUNCTIONS", "VIEW_ATTRIBUTES", "VIEW_SUBSCRIPTS", "SPLIT_OUTPUTS",
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
-    "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS",
+    "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
 }
+
+
+@pytest.mark.parametrize("name", sorted(api.OPAQUE_PACKAGES))
+def test_opaque_package_is_torch_s(name):
+    """Shipped with torch (so a project holding its source holds torch's own code)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and Path(spec.origin).parent.parent == Path(torch.__file__).parent.parent
 
 
 def _nested():

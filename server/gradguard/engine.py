@@ -678,7 +678,7 @@ class Engine(TorchModel, Autograd):
         for alias in node.names:
             if alias.name == "*":
                 continue
-            if node.level == 0 and is_torch(name):
+            if node.level == 0 and (is_torch(name) or _opaque(name)):
                 value = LibRef(f"{name}.{alias.name}")
             else:
                 mod = self.project.load(name, node.level, self.frame.module, self) if name or node.level else None
@@ -698,7 +698,7 @@ class Engine(TorchModel, Autograd):
         return st
 
     def import_module(self, dotted: str, level: int) -> Val:
-        if is_torch(dotted):
+        if level == 0 and (is_torch(dotted) or _opaque(dotted)):
             return LibRef(dotted)
         mod = self.project.load(dotted, level, self.frame.module, self)
         return ModRef(mod) if mod is not None else LibRef(dotted)
@@ -1828,6 +1828,10 @@ DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass"})
 DATACLASS_FIELD = "dataclasses.field"
 NAMED_TUPLE_BASES = frozenset({"typing.NamedTuple"})
 DATACLASS_CLASSVAR = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
+
+
+def _opaque(dotted: str) -> bool:
+    return dotted.split(".", 1)[0] in api.OPAQUE_PACKAGES
 
 
 def _module_item(v: Val) -> bool:

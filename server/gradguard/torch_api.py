@@ -137,6 +137,10 @@ DETACH_IN_PLACE = frozenset({"detach_"})
 REQUIRES_GRAD = "requires_grad"
 # The root package of the library: its names are looked up in these tables, never imported.
 TORCH = "torch"
+# Packages of torch's that are never analysed from source, even where a project holds them (the
+# functorch repository itself): their transforms run in C++ and rebind a module's state in ways
+# the analysis does not follow, so a call into them is unknown.
+OPAQUE_PACKAGES = frozenset({"functorch"})
 # The method a call of a module instance runs.
 MODULE_FORWARD = "forward"
 # ``t.requires_grad_(flag)``: makes a leaf require grad (flag defaults to True).
