@@ -535,6 +535,22 @@ async function graphScenario(page, workspace) {
         async () => (await cursorPosition(page)).includes(`Ln ${originLine},`), 15_000);
     check('a click on a node of the picture moves the cursor to its line', true, await cursorPosition(page));
     await shot(page, '14-graph-click');
+
+    // The picture takes the theme's colours: its background is the editor's, light then dark.
+    const background = async () => {
+        const frame = await graphFrame(page);
+        return frame && frame.locator('svg.gg rect.bg').evaluate((el) => getComputedStyle(el).fill);
+    };
+    const light = await background();
+    writeWorkspaceSettings(workspace, { 'workbench.colorTheme': 'Default Dark Modern' });
+    const dark = await waitFor('the picture in the dark theme', async () => {
+        const fill = await background();
+        return fill && fill !== light && fill;
+    }, 20_000);
+    const luma = (rgb) => (rgb.match(/\d+/g) || []).slice(0, 3).map(Number).reduce((a, b) => a + b, 0);
+    check('the picture follows the colour theme', luma(light) > 600 && luma(dark) < 150, `${light} -> ${dark}`);
+    await shot(page, '15-graph-dark');
+    writeWorkspaceSettings(workspace, {});
 }
 
 function dumpLogs(userDir, serverLog) {
