@@ -11,7 +11,8 @@ root (a top-level module's root is site-packages); ``new``, repositories new to 
 sample of N files from each source.
 
 Each file is analysed as ``gradguard check`` does (project caches cleared when the project
-changes), in a pool of ``--jobs`` long-lived child processes with ``faulthandler`` on, each
+changes; a file from which no backward can run is only scanned, as there), or with ``--facts`` as
+the editor does (hover facts: every file parsed and interpreted), in a pool of ``--jobs`` long-lived child processes with ``faulthandler`` on, each
 analysing one file at a time; a child that dies is a **crash** (its faulthandler trace is kept)
 and is replaced. A file whose analysis passes ``--timeout`` CPU-seconds is stopped (an interval
 timer in the child; compiled code that never returns to the interpreter is sent SIGABRT by the
@@ -128,8 +129,13 @@ def child_main() -> None:
         signal.setitimer(signal.ITIMER_PROF, limit)
         start = time.process_time()
         try:
-            analysis = analyze_path(path, root)
+            analysis = analyze_path(path, root, facts=task["facts"])
+            if task["facts"]:
+                analysis.fact_at(1, 1)  # builds the hover index, as the editor's first hover does
             record["findings"] = [[f.code, f.severity, f.location.line] for f in analysis.findings]
+            # interpreted, or only scanned (no backward can run from it: gradguard check skips it)
+            record["interpreted"] = analysis._main is not None
+            record["truncated"] = len(analysis.truncated)  # places left unanalysed over the budget
         except SourceError as exc:
             record.update(outcome="refused", message=exc.message, line=exc.line)
         except _OverTime:
@@ -213,7 +219,7 @@ class Child:
 
     def send(self, task: dict) -> None:
         self.task = dict(task, err_at=os.path.getsize(self.err_path), cpu_at=_cpu_of(self.proc.pid))
-        self.proc.stdin.write(json.dumps({k: task[k] for k in ("path", "root", "timeout")}) + "\n")
+        self.proc.stdin.write(json.dumps({k: task[k] for k in ("path", "root", "timeout", "facts")}) + "\n")
         self.proc.stdin.flush()
 
     def trace(self) -> str:
@@ -331,11 +337,15 @@ def report(results: list[dict], sources: list[str], build: str, wall: float, out
     for source in sources:
         mine = [r for r in results if r["source"] == source]
         counts = {k: sum(1 for r in mine if r["outcome"] == k) for k in ("crash", "timeout", "error", "refused")}
-        say(f"{source:>9}: {len(mine):,} files, {sum(r.get('lines', 0) for r in mine):,} lines, "
+        read = [r for r in mine if r.get("interpreted")]
+        say(f"{source:>9}: {len(mine):,} files, {sum(r.get('lines', 0) for r in mine):,} lines "
+            f"(interpreted: {len(read):,} files, {sum(r['lines'] for r in read):,} lines; the rest only scanned), "
             f"{sum(r.get('cpu', 0) for r in mine):.1f} CPU-s of analysis; "
             + ", ".join(f"{k} {v}" for k, v in counts.items()))
     say(f"    total: {len(results):,} files, {sum(r.get('lines', 0) for r in results):,} lines, "
         f"{wall:.0f} s wall ({build} build)")
+    truncated = [r for r in results if r.get("truncated")]
+    say(f"analyses that left code unanalysed over the budget: {len(truncated)} files")
     crashes, timeouts, errors = by.get("crash", []), by.get("timeout", []), by.get("error", [])
     refused = by.get("refused", [])
     invalid = [r for r in refused if not r["cpython_compiles"]] if refused else []
@@ -363,7 +373,7 @@ def report(results: list[dict], sources: list[str], build: str, wall: float, out
         say(f"  ... and {len(invalid) - 10} more CPython refuses too")
     analysed_invalid = sum(1 for r in results if r["outcome"] == "ok" and not r.get("cpython_compiles", True))
     say(f"files CPython cannot compile that the analysis read without a refusal (the error is in code it "
-        f"never reads): {analysed_invalid}")
+        f"never reads, or in a notebook cell it leaves out): {analysed_invalid}")
     slow = sorted((r for r in results if r["outcome"] != "crash"), key=lambda r: -r.get("cpu", 0))
     over = [r for r in slow if r.get("cpu", 0) > SLOW]
     say(f"analyses over {SLOW:g} CPU-s: {len(over)}; the 10 slowest:")
@@ -403,6 +413,8 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="CPU-seconds per file (default 60)")
     parser.add_argument("--build", choices=build_under_test.BUILDS, default="wheel")
     parser.add_argument("--commit", help="measure this commit (default: the working tree)")
+    parser.add_argument("--facts", action="store_true",
+                        help="analyse as the editor does, with hover facts: every file interpreted")
     parser.add_argument("--mirror", help="bare clones for corpus.py (owner+name/repo)")
     parser.add_argument("--records", default=os.path.join(tempfile.gettempdir(), "gradguard-robust.jsonl"),
                         help="one JSON line per file")
@@ -427,7 +439,8 @@ def measure(args, sources: list[str], site: str) -> int:
     for source, files in found.items():
         if args.sample is not None and args.sample < len(files):
             files = sorted(random.Random(f"{args.seed}:{source}").sample(files, args.sample))
-        tasks += [{"source": source, "root": root, "path": path, "timeout": args.timeout} for root, path in files]
+        tasks += [{"source": source, "root": root, "path": path, "timeout": args.timeout, "facts": args.facts}
+                  for root, path in files]
     print(f"{len(tasks):,} files from {', '.join(found)}; {args.jobs} children; records in {args.records}",
           flush=True)
     started = time.monotonic()

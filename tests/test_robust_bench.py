@@ -1,6 +1,7 @@
-"""bench/robust.py: a sample of the installed packages' sources analysed without a crash, an
-internal error or a refusal of code CPython compiles; a planted file CPython refuses is counted as
-such; and the pool survives a child that dies (a stand-in analyser that segfaults on one file)."""
+"""bench/robust.py: a sample of the installed packages' sources analysed (with hover facts, so that
+every file is interpreted) without a crash, an internal error or a refusal of code CPython
+compiles; a planted file CPython refuses is counted as such; and the pool survives a child that
+dies (a stand-in analyser that segfaults on one file)."""
 from __future__ import annotations
 
 import json
@@ -30,12 +31,14 @@ def test_packages_sample_and_a_planted_python2_file(tmp_path):
     (planted / "py2_script.py").write_text("import torch\nx = torch.ones(3, requires_grad=True)\nprint 'loss', x\n")
     records = tmp_path / "records.jsonl"
     run = subprocess.run([sys.executable, str(BENCH / "robust.py"), "--build", "source", "--sources", "packages",
-                          "--sample", str(SAMPLE), "--seed", "3", "--timeout", "20", "--extra", str(planted),
+                          "--sample", str(SAMPLE), "--seed", "3", "--timeout", "20", "--facts", "--extra", str(planted),
                           "--records", str(records)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     rows = _records(records)
     packages = [r for r in rows if r["source"] == "packages"]
     assert len(packages) == SAMPLE and sum(r["lines"] for r in packages) > 0
+    # with hover facts every file is interpreted, not only scanned (the engine meets library code)
+    assert all(r["interpreted"] for r in packages if r["outcome"] == "ok")
     assert [r for r in rows if r["outcome"] not in ("ok", "refused")] == []
     assert [r for r in rows if r["outcome"] == "refused" and r["cpython_compiles"]] == []
     py2, = [r for r in rows if r["source"] == "extra"]
@@ -62,8 +65,8 @@ STAND_IN = {
     "analysis.py": """\
         import ctypes
         class Analysis:
-            findings = []
-        def analyze_path(path, root=None):
+            findings, truncated, _main = [], (), None
+        def analyze_path(path, root=None, facts=False):
             if path.endswith("crash.py"):
                 ctypes.string_at(0)
             while path.endswith("spin.py"):
@@ -83,7 +86,7 @@ def test_a_child_that_dies_is_a_crash_with_its_trace_and_is_replaced(tmp_path):
     files.mkdir()
     for name in ("before.py", "crash.py", "spin.py", "after.py"):
         (files / name).write_text("x = 1\n")
-    tasks = [{"source": "extra", "root": str(files), "path": str(files / name), "timeout": 1.0}
+    tasks = [{"source": "extra", "root": str(files), "path": str(files / name), "timeout": 1.0, "facts": False}
              for name in ("before.py", "crash.py", "spin.py", "after.py")]
     with open(tmp_path / "records.jsonl", "w") as out:
         results = robust.run_pool(tasks, str(site), 1, 1.0, out)
