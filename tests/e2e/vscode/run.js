@@ -242,6 +242,7 @@ async function main() {
     fs.copyFileSync(path.join(workspace, 'two_losses.py'), path.join(workspace, 'fix_all_demo.py'));
     // For the graph picture, lenses and hints: seed 000 again, left unfixed.
     fs.copyFileSync(path.join(workspace, 'target_in_loop.py'), path.join(workspace, 'graph_demo.py'));
+    fs.copyFileSync(path.join(workspace, 'two_losses.py'), path.join(workspace, 'graph_follow.py'));
 
     // The server's Python: a bare venv (gradguard.interpreter), which has neither gradguard nor
     // pygls: the server must come from the .vsix.
@@ -551,6 +552,19 @@ async function graphScenario(page, workspace) {
     check('the picture follows the colour theme', luma(light) > 600 && luma(dark) < 150, `${light} -> ${dark}`);
     await shot(page, '15-graph-dark');
     writeWorkspaceSettings(workspace, {});
+
+    // The picture follows the finding under the cursor, in another file too.
+    const follow = fs.readFileSync(path.join(workspace, 'graph_follow.py'), 'utf8').split('\n');
+    const followLine = follow.findIndex((l) => l.startsWith('loss2.backward()')) + 1;
+    await openFile(page, 'graph_follow.py');
+    await waitFor('a squiggle in graph_follow.py', async () => (await squiggles(page)).length === 1, 30_000);
+    await gotoPosition(page, followLine, 3);
+    const followed = await waitFor('the picture of the finding under the cursor', async () => {
+        const frame = await graphFrame(page);
+        const text = frame && (await frame.locator('svg.gg').textContent());
+        return text && text.includes(`graph_follow.py, line ${followLine}`) && text;
+    }, 20_000);
+    check('the picture follows the finding under the cursor', followed.includes('loss1.backward()'), `line ${followLine}`);
 }
 
 function dumpLogs(userDir, serverLog) {
