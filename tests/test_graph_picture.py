@@ -149,7 +149,7 @@ def test_rule_pages_show_a_real_picture(code):
     """Each rule's page shows the picture ``gradguard explain`` draws today of one of its findings."""
     run = explain(RULE_PAGES[code], "svg")
     assert run.returncode == 0, run.stderr
-    assert f"<svg" in run.stdout and f"{code} · " in run.stdout
+    assert "<svg" in run.stdout and f"{code} · " in run.stdout
     picture = DOCS / "graphs" / f"{code}.svg"
     if os.environ.get("GRADGUARD_UPDATE_GOLDEN"):
         picture.write_text(run.stdout, encoding="utf-8")
