@@ -877,6 +877,8 @@ SEVER_RECIPES = {  # result must not be a tensor that requires grad
     "size": lambda m, g: m(g(3)),
     "dim": lambda m, g: m(g(3)),
     "numel": lambda m, g: m(g(3)),
+    "nelement": lambda m, g: m(g(3)),
+    "element_size": lambda m, g: m(g(3)),
     "long": lambda m, g: m(g(3)),
     "int": lambda m, g: m(g(3)),
     "bool": lambda m, g: m(g(3)),
