@@ -17,7 +17,7 @@ from typing import Optional
 
 from .rules import report_finding
 from .parents import Parents
-from .engine import Cancelled, Engine  # noqa: F401 - Cancelled is part of this module's API
+from .engine import COMPILED, MAX_NESTING, Cancelled, Engine  # noqa: F401 - Cancelled is part of this module's API
 from .facts import Facts
 from .reach import Reach, calls_backward, identifiers, triggered
 from .findings import Finding, Location
@@ -208,7 +208,40 @@ def _collector_paused():
             gc.enable()
 
 
+@contextlib.contextmanager
+def _frames_for_nesting():
+    """Room in Python's recursion limit for ``engine.MAX_NESTING`` nested evaluations (a few
+    frames each) when the engine runs as Python: from 3.11 on, Python calls Python without the C
+    stack, so the limit is only a count. (The compiled engine counts itself; 3.10 keeps its limit.)"""
+    before = sys.getrecursionlimit()
+    wanted = len(_stack()) + FRAMES_PER_NESTING * MAX_NESTING
+    raise_it = not COMPILED and sys.version_info >= (3, 11) and before < wanted
+    if raise_it:
+        sys.setrecursionlimit(wanted)
+    try:
+        yield
+    finally:
+        if raise_it:
+            sys.setrecursionlimit(before)
+
+
+def _stack() -> list:
+    frame, out = sys._getframe(), []
+    while frame is not None:
+        out.append(frame)
+        frame = frame.f_back
+    return out
+
+
+FRAMES_PER_NESTING = 6
+
+
 def _analyze(text, tree, path, root, cells, facts, overlay, cancel=None) -> Analysis:
+    with _frames_for_nesting():
+        return _analyze_within(text, tree, path, root, cells, facts, overlay, cancel)
+
+
+def _analyze_within(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     try:
         misread = skeleton.mismatches
         result = _run(text, tree, path, root, cells, facts, overlay, cancel)

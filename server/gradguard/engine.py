@@ -59,7 +59,7 @@ CANCEL_EVERY = 256  # steps between two looks at the cancel callback (some 2 ms)
 # alike: compiled calls use the C stack, which Python's recursion limit does not guard, and a
 # bound well under that limit keeps the pure build from ever meeting it (a unit is at most a
 # few Python frames).
-MAX_NESTING = 200
+MAX_NESTING = 500
 _nesting_left = MAX_NESTING  # a C int in the compiled build (engine.pxd)
 
 try:
