@@ -638,3 +638,40 @@ HEADS = """\
 def test_a_module_list_indexed_in_a_loop_against_torch(tmp_path, modules, convert):
     agrees_with_torch(tmp_path, textwrap.dedent(HEADS).format(modules=modules, convert=convert), "GG107",
                       "Can't call numpy()")
+
+
+def test_a_graph_stored_into_an_unknown_object_may_be_walked(tmp_path):
+    """``g.ndata["H"] = H`` of a graph library: the loss read back from it walks H, so the
+    residual ``H = h + H`` is no running total nobody walks (GG202). Run with a stand-in library."""
+    (tmp_path / "graphlib.py").write_text(
+        "class Graph:\n    def __init__(self):\n        self.ndata = {}\n"
+        "def graph():\n    return Graph()\n"
+        "def mean_nodes(g, key):\n    return g.ndata[key].mean(0)\n")
+    program = textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+        import graphlib
+        class Layer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.A = nn.Linear(4, 4)
+            def forward(self, g, h):
+                H = h + self.A(h)
+                g.ndata["H"] = H
+                return H
+        layers = nn.ModuleList([Layer(), Layer()])
+        opt = torch.optim.SGD(layers.parameters(), lr=0.1)
+        g = graphlib.graph()
+        for step in range(2):
+            h = torch.randn(3, 4)
+            for layer in layers:
+                h = layer(g, h)
+            loss = graphlib.mean_nodes(g, "H").sum()
+            opt.zero_grad()
+            loss.backward()
+        """)
+    path = tmp_path / "prog.py"
+    path.write_text(program)
+    assert subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True, timeout=300).returncode == 0
+    # analysed where the library is not part of the project: it is unknown code
+    assert analyze_source(program, "<escape>").findings == []

@@ -722,6 +722,8 @@ class Engine(TorchModel, Autograd):
                     self.assign(sub, item, st)
         elif t is ast.Attribute:
             obj = self.ev(target.value, st)
+            if obj is UNKNOWN:
+                self.escaped(value)
             if type(obj) is Obj:
                 st.own_heap()[(obj.oid, target.attr)] = value
             elif type(obj) is Tensor and target.attr == api.GRAD_ATTRIBUTE:
@@ -743,6 +745,8 @@ class Engine(TorchModel, Autograd):
         elif t is ast.Subscript:
             base = self.ev(target.value, st)
             self.ev(target.slice, st)
+            if base is UNKNOWN:
+                self.escaped(value)
             if type(base) is Tensor:  # x[i] = v writes into x (a view of it) in place
                 self.emit("in_place", target, st, (self.as_now(base, st),), target=target.value, detail="view")
                 if self.killed:
@@ -768,6 +772,13 @@ class Engine(TorchModel, Autograd):
                 st.bind(target.value.id, merged)
         elif t is ast.Starred:
             self.assign(target.value, UNKNOWN, st)
+
+    def escaped(self, value: Val) -> None:
+        """A graph stored into an object we do not know (``g.ndata["h"] = h`` of a graph library)
+        may be walked by code we do not see: whatever holds only if nothing walks it is withdrawn."""
+        segs = frozenset().union(*(t.segs for t in tensors_in(value)))
+        if segs:
+            self.walk(segs)
 
     def unpack(self, value: Val, n: int, st: State, site) -> list:
         tv = type(value)
