@@ -360,15 +360,18 @@ def report(results: list[dict], sources: list[str], build: str, wall: float, out
         say(f"  {r['path']} ({r['lines']} lines)")
         say("    " + (r.get("trace") or r.get("message", "")).strip().replace("\n", "\n    "))
     say(f"internal errors (an exception but a refusal): {len(errors)}")
-    for r in errors:
+    shown = set()
+    for r in errors:  # each distinct trace once
         say(f"  {r['path']}: {r['message']}")
-        say("    " + r["trace"].strip().replace("\n", "\n    "))
+        if r["trace"] not in shown:
+            shown.add(r["trace"])
+            say("    " + r["trace"].strip().replace("\n", "\n    "))
     say(f"refusals: {len(refused)}: {len(invalid)} of code CPython cannot compile either, {len(valid)} of code it "
         f"compiles")
     for r in valid:
-        say(f"  refused, CPython compiles it: {r['path']}:{r.get('line')}: {r['message']}")
+        say(f"  refused, CPython compiles it: {r['message']}")
     for r in invalid[:10]:
-        say(f"  (CPython refuses too) {r['path']}:{r.get('line')}: {r['message']}")
+        say(f"  (CPython refuses too) {r['message']}")
     if len(invalid) > 10:
         say(f"  ... and {len(invalid) - 10} more CPython refuses too")
     analysed_invalid = sum(1 for r in results if r["outcome"] == "ok" and not r.get("cpython_compiles", True))
