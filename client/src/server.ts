@@ -128,7 +128,8 @@ export class ServerManager implements vscode.Disposable {
         }
         // The server imports these; one probe under the server's environment turns a missing
         // package into a clear message instead of a crashed server.
-        const checked = await probe(interpreter, ['gradguard', 'pygls', 'libcst'], env);
+        // libcst.native: libcst's compiled parser, which a package built for another platform lacks
+        const checked = await probe(interpreter, ['gradguard', 'pygls', 'libcst', 'libcst.native'], env);
         const errors = checked.importErrors;
         if (errors.gradguard || errors.pygls) {
             const why = errors.gradguard ?? errors.pygls;
@@ -147,6 +148,21 @@ export class ServerManager implements vscode.Disposable {
             throw new InterpreterProblem(
                 `GradGuard needs libcst, which it does not bundle for Python ${version} on this platform and which ${checked.executable} lacks (${errors.libcst}).`,
                 `Run \`${checked.executable} -m pip install libcst\`, or set \`gradguard.interpreter\` to a Python 3.10-3.13.`,
+            );
+        }
+        if (errors['libcst.native']) {
+            const here = `${process.platform}-${process.arch}`;
+            if (settings.importStrategy === 'useBundled') {
+                // A .vsix for another platform (or architecture): its native libraries cannot load here.
+                const builtFor = bundledWheelTag(bundledPaths(this.context.extensionPath).versionedLibs(checked.version[0], checked.version[1]));
+                throw new InterpreterProblem(
+                    `This GradGuard package is for another platform: its native libraries (libcst${builtFor ? `, built for ${builtFor}` : ''}) do not load on this ${here} machine (${errors['libcst.native']}).`,
+                    `Install the GradGuard package for ${here} (gradguard-${this.context.extension.packageJSON.version}-${here}.vsix), or set \`gradguard.importStrategy\` to \`fromEnvironment\`.`,
+                );
+            }
+            throw new InterpreterProblem(
+                `The libcst installed for ${checked.executable} does not load its native parser (${errors['libcst.native']}).`,
+                `Run \`${checked.executable} -m pip install --force-reinstall libcst\`.`,
             );
         }
         const [exe, ...extra] = interpreter.command;
@@ -228,6 +244,17 @@ export class ServerManager implements vscode.Disposable {
                 this.channel.show(true);
             }
         });
+    }
+}
+
+/** The platform tag of the libcst wheel bundled in `dir` (e.g. `macosx_11_0_arm64`), if found. */
+function bundledWheelTag(dir: string): string | undefined {
+    try {
+        const info = fs.readdirSync(dir).find((name) => /^libcst-.*\.dist-info$/.test(name));
+        const wheel = info && fs.readFileSync(path.join(dir, info, 'WHEEL'), 'utf8');
+        return wheel?.match(/^Tag: [^-\s]+-[^-\s]+-(\S+)$/m)?.[1];
+    } catch {
+        return undefined;
     }
 }
 
