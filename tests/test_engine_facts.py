@@ -675,3 +675,18 @@ def test_a_graph_stored_into_an_unknown_object_may_be_walked(tmp_path):
     assert subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True, timeout=300).returncode == 0
     # analysed where the library is not part of the project: it is unknown code
     assert analyze_source(program, "<escape>").findings == []
+
+
+def test_a_lambda_held_by_a_class_is_a_method_against_torch(tmp_path):
+    program = textwrap.dedent("""\
+        import torch
+        class A:
+            scale = lambda self, x: x * 2
+            def run(self, x):
+                return self.scale(x)
+        w = torch.ones(2, requires_grad=True)
+        y = A().run(w)
+        y.sum().backward()
+        y.sum().backward()
+        """)
+    agrees_with_torch(tmp_path, program)

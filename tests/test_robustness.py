@@ -606,3 +606,23 @@ def test_cli_never_imports_the_analysed_code(tmp_path):
     assert not marker.exists(), "the analysed module was executed"
     assert f"executed {mod}" not in proc.stdout + proc.stderr
     assert proc.returncode in (0, 1), (proc.stdout, proc.stderr)
+
+
+def test_a_long_import_chain_is_followed_within_bounds(tmp_path):
+    """300 modules, each re-exporting the next one's name: the question whether the name can reach
+    a backward recurses once per module; past ``reach.MAX_DEPTH`` the answer is "may" and the file
+    is analysed (compiled, that recursion must not run the C stack out: a 1 MB stack here)."""
+    n = 300
+    for i in range(n - 1):
+        (tmp_path / f"m{i}.py").write_text(f"from m{i + 1} import step\n", encoding="utf-8")
+    (tmp_path / f"m{n - 1}.py").write_text(
+        "import torch\ndef step(w):\n    y = w * 2\n    y.sum().backward()\n    y.sum().backward()\n",
+        encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    main = tmp_path / "main.py"
+    main.write_text("import torch\nfrom m0 import step\nstep(torch.ones(2, requires_grad=True))\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-c", _DEEP_DRIVER, str(SERVER), str(main), str(main)],
+                          capture_output=True, text=True, timeout=TIMEOUT, env=_env(), cwd=tmp_path,
+                          preexec_fn=_small_stack if os.name == "posix" else None)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["outcome"] == "analysed"

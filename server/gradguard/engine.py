@@ -1990,7 +1990,7 @@ def _is_generator(fn, text: str) -> bool:
 
 
 def _decorator_names(fn):
-    for d in fn.decorator_list:
+    for d in getattr(fn, "decorator_list", ()):  # (a lambda held by a class has none)
         if isinstance(d, ast.Name):
             yield d.id
         elif isinstance(d, ast.Attribute):

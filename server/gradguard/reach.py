@@ -410,6 +410,8 @@ class Reach:
         self._pending: list = []  # the provisional questions, with where they go, in order
         self._low = 0  # the shallowest question in progress that the current answer rested on
         self._importers: dict[str, _Importer] = {}
+        self._asked = 0  # questions answered afresh
+        self._gave_up = False  # a question went past a bound: answers since are not remembered
 
     def outline(self, path: str) -> Optional[Outline]:
         if path not in self.outlines:
@@ -476,6 +478,12 @@ class Reach:
         if depth is not None:
             self._low = min(self._low, depth)
             return False
+        if len(self._busy) >= MAX_DEPTH or self._asked >= MAX_QUESTIONS:
+            # an import chain too long or a closure too large to follow (a package of hundreds of
+            # modules): "may", so the file is analysed, within the engine's own budgets
+            self._gave_up = True
+            return True
+        self._asked += 1
         depth = self._busy[key] = len(self._busy)
         outer, self._low = self._low, depth + 1
         mark = len(self._pending)
@@ -483,7 +491,8 @@ class Reach:
         del self._busy[key]
         low = self._low
         if found or low >= depth:
-            memo[slot] = found
+            if not self._gave_up:
+                memo[slot] = found
             for k, m, s in self._pending[mark:]:
                 del self._provisional[k]
                 if not found:  # the cycle closed here with "no": what rested on it holds now
@@ -561,6 +570,12 @@ class Reach:
         return target is not None and self.module(target)
 
 
+
+# Bounds of one analysis' questions: how many are open one inside another (each follows an
+# import, a few frames: a compiled build must not recurse without end) and how many are answered
+# afresh (each reads a module's outline).
+MAX_DEPTH = 48
+MAX_QUESTIONS = 400
 
 # Outlines of unchanged files, kept across analyses (a directory check, an editor's keystrokes):
 # each keeps its text (what a name mentions is read lazily), so a thousand or so.
