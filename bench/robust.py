@@ -12,8 +12,8 @@ sample of N files from each source.
 
 Each file is analysed as ``gradguard check`` does (project caches cleared when the project
 changes; a file from which no backward can run is only scanned, as there), or with ``--facts`` as
-the editor does (hover facts: every file parsed and interpreted), in a pool of ``--jobs`` long-lived child processes with ``faulthandler`` on, each
-analysing one file at a time; a child that dies is a **crash** (its faulthandler trace is kept)
+the editor does (hover facts: every file parsed and interpreted), in a pool of ``--jobs``
+long-lived child processes with ``faulthandler`` on, each analysing one file at a time; a child that dies is a **crash** (its faulthandler trace is kept)
 and is replaced. A file whose analysis passes ``--timeout`` CPU-seconds is stopped (an interval
 timer in the child; compiled code that never returns to the interpreter is sent SIGABRT by the
 parent, so faulthandler shows where it was). Every file is also compiled by CPython, to tell the
@@ -400,7 +400,8 @@ def built(build: str, commit: str | None, scratch: str) -> tuple[str, str]:
                          capture_output=True, text=True).stdout.strip()
     archive = subprocess.run(["git", "-C", REPO, "archive", sha], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", scratch], input=archive, check=True)
-    spec = importlib.util.spec_from_file_location("exported_build", os.path.join(scratch, "bench", "build_under_test.py"))
+    spec = importlib.util.spec_from_file_location("exported_build",
+                                                  os.path.join(scratch, "bench", "build_under_test.py"))
     exported = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(exported)  # its REPO is the export: the wheel is built from the commit
     site = exported.folder(build)

@@ -5,8 +5,9 @@
 Each repository is checked out at its pinned commit into ``DIR/owner+name/`` (default
 ``bench/real/.corpus/``, ignored by git). ``--list`` names another pinned list
 (``robust_repos.txt``, the robustness bench's new code, goes to ``bench/real/.corpus-new/``).
-Only the code is kept: ``.py`` and ``.ipynb`` files. With ``--mirror DIR``, a repository found as a bare clone at ``DIR/owner+name/repo`` (or
-``.../repo/.git``) is taken from there; otherwise it is fetched with git from GitHub.
+Only the code is kept: ``.py`` and ``.ipynb`` files. With ``--mirror DIR``, a repository found
+as a bare clone at ``DIR/owner+name/repo`` (or ``.../repo/.git``) is taken from there; otherwise
+it is fetched with git from GitHub.
 A repository already present at the right commit is left as it is.
 """
 from __future__ import annotations
