@@ -13,10 +13,11 @@ sample of N files from each source.
 Each file is analysed as ``gradguard check`` does (project caches cleared when the project
 changes; a file from which no backward can run is only scanned, as there), or with ``--facts`` as
 the editor does (hover facts: every file parsed and interpreted), in a pool of ``--jobs``
-long-lived child processes with ``faulthandler`` on, each analysing one file at a time; a child that dies is a **crash** (its faulthandler trace is kept)
-and is replaced. A file whose analysis passes ``--timeout`` CPU-seconds is stopped (an interval
-timer in the child; compiled code that never returns to the interpreter is sent SIGABRT by the
-parent, so faulthandler shows where it was). Every file is also compiled by CPython, to tell the
+long-lived child processes with ``faulthandler`` on, each analysing one file at a time; a child
+that dies is a **crash** (its faulthandler trace is kept) and is replaced. A file whose analysis
+passes ``--timeout`` CPU-seconds is stopped (an interval timer in the child; compiled code that
+never returns to the interpreter is sent SIGABRT by the parent, so faulthandler shows where it
+was). Every file is also compiled by CPython, to tell the
 analysis's **refusals** (a SourceError, reported to the user) of code CPython cannot compile
 either from those of valid code; any other exception is an **internal error**.
 
