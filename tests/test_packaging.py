@@ -52,7 +52,8 @@ def dists(tmp_path_factory) -> dict[str, Path]:
     src = source_tree(tmp_path_factory.mktemp("src"))
     out = tmp_path_factory.mktemp("dist")
     # the release command (README): the wheel compiled
-    run([sys.executable, "-m", "build", "--outdir", str(out), str(src)], env=dict(os.environ, GRADGUARD_COMPILE="1"))
+    run([sys.executable, "-m", "build", "--outdir", str(out), str(src)], env=dict(os.environ, GRADGUARD_COMPILE="1"),
+        timeout=1800)  # the compile: 2 to 15 minutes on a busy 2-core machine
     files = {p.suffix if p.suffix == ".whl" else ".tar.gz": p for p in out.iterdir()}
     assert set(files) == {".whl", ".tar.gz"}, list(out.iterdir())
     return files
