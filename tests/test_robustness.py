@@ -626,3 +626,16 @@ def test_a_long_import_chain_is_followed_within_bounds(tmp_path):
                           preexec_fn=_small_stack if os.name == "posix" else None)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout.strip().splitlines()[-1])["outcome"] == "analysed"
+
+
+def test_a_generated_table_line_is_analysed(gg):
+    """A 60,000-character line (a parser table) is read, and positions on a long line are right."""
+    table = "TABLE = [" + ", ".join(str(i) for i in range(11_000)) + "]\n"
+    pad = "z = 0; " * 200
+    text = ("import torch\n" + table + "x = torch.ones(2, requires_grad=True)\n"
+            + pad + "y = x * 2; y.sum().backward(); y.sum().backward()\n")
+    assert len(table) > 50_000
+    result = gg.analyze_source(text, "table.py")
+    (finding,) = [f for f in result.findings if f.code == "GG101"]
+    line = text.splitlines()[3]
+    assert finding.location.line == 4 and finding.location.column == line.rindex("y.sum().backward()") + 1

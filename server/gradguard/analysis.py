@@ -60,7 +60,10 @@ class Positions:
     def column(self, path, line, byte_col) -> int:
         lines = self._lines(path)
         if 0 < line <= len(lines):
-            return len(lines[line - 1].encode("utf-8")[:byte_col].decode("utf-8", "ignore")) + 1
+            text = lines[line - 1]
+            if len(text) > LONG_LINE and text.isascii():
+                return byte_col + 1  # (one byte a character: a generated table's line is not re-read)
+            return len(text.encode("utf-8")[:byte_col].decode("utf-8", "ignore")) + 1
         return byte_col + 1
 
     def locate(self, node, path: str) -> Location:
@@ -234,6 +237,7 @@ def _stack() -> list:
 
 
 FRAMES_PER_NESTING = 6
+LONG_LINE = 1_000  # characters: past this, an ASCII line's columns are its byte offsets
 
 
 def _analyze(text, tree, path, root, cells, facts, overlay, cancel=None) -> Analysis:

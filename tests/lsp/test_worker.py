@@ -13,13 +13,15 @@ from gradguard.lsp.linemap import LineMap
 from gradguard.lsp.worker import Worker
 
 
-def long_program(functions: int = 2500) -> str:
-    """Many small functions called in a chain: many abstract statements, and a GG101 at the end."""
+def long_program(functions: int = 1000) -> str:
+    """Many small functions called one after another: many abstract statements, and a GG101 at
+    the end. (Called one inside another, the calls past the depth and budget bounds would be
+    unknown, and an unknown value proves no error.)"""
     lines = ["import torch", "w = torch.randn(3, requires_grad=True)"]
     for i in range(functions):
-        lines += [f"def step{i}(x):", "    for j in range(3):", "        x = x * w + j",
-                  f"    return step{i - 1}(x)" if i else "    return x"]
-    lines += [f"loss = step{functions - 1}(w).sum()", "loss.backward()", "loss.backward()"]
+        lines += [f"def step{i}(x):", "    for j in range(3):", "        x = x * w + j", "    return x"]
+    lines += ["x = w"] + [f"x = step{i}(x)" for i in range(functions)]
+    lines += ["loss = x.sum()", "loss.backward()", "loss.backward()"]
     return "\n".join(lines) + "\n"
 
 
