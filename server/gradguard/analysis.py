@@ -217,7 +217,7 @@ def _frames_for_nesting():
     frames each) when the engine runs as Python: from 3.11 on, Python calls Python without the C
     stack, so the limit is only a count. (The compiled engine counts itself; 3.10 keeps its limit.)"""
     before = sys.getrecursionlimit()
-    wanted = len(_stack()) + FRAMES_PER_NESTING * MAX_NESTING
+    wanted = _depth() + FRAMES_PER_NESTING * MAX_NESTING
     raise_it = not COMPILED and sys.version_info >= (3, 11) and before < wanted
     if raise_it:
         sys.setrecursionlimit(wanted)
@@ -228,12 +228,14 @@ def _frames_for_nesting():
             sys.setrecursionlimit(before)
 
 
-def _stack() -> list:
-    frame, out = sys._getframe(), []
+def _depth() -> int:
+    """Frames on the stack now (counted, not kept: a kept frame would hold itself in a cycle)."""
+    frame, depth = sys._getframe(), 0
     while frame is not None:
-        out.append(frame)
+        depth += 1
         frame = frame.f_back
-    return out
+    del frame
+    return depth
 
 
 FRAMES_PER_NESTING = 6

@@ -39,7 +39,7 @@ def analyse_file(path: str) -> tuple:
     from .analysis import analyze_path
     from .sources import SourceError, parse, read_python
 
-    hold_stamps()  # for the worker's life (a run of ``gradguard check``)
+    hold_stamps()  # (released by ``analyse_all`` once the run's analyses are done)
     try:
         if not path.endswith(SUFFIXES):  # named on the command line: it must at least be Python
             parse(read_python(path), path)
@@ -130,6 +130,7 @@ def analyse_all(files: list[str], jobs: int, cache: Optional[Cache], progress: _
 
     # every analysis runs in a child process, so that a crash costs one file (workers.py)
     run_isolated(batches(todo, jobs), jobs, analyse_file, record, _died, debug)
+    hold_stamps(False)  # ``--fix`` may write files and analyse them again, here
     return results
 
 
