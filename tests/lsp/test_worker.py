@@ -13,7 +13,7 @@ from gradguard.lsp.linemap import LineMap
 from gradguard.lsp.worker import Worker
 
 
-def long_program(functions: int = 1000) -> str:
+def long_program(functions: int = 600) -> str:
     """Many small functions called one after another: many abstract statements, and a GG101 at
     the end. (Called one inside another, the calls past the depth and budget bounds would be
     unknown, and an unknown value proves no error.)"""
