@@ -23,10 +23,12 @@ fi
 JOBS=${GRADGUARD_TEST_JOBS:-auto}
 PARALLEL=(); [ "$JOBS" = 0 ] || PARALLEL=(-n "$JOBS" --dist loadscope)
 # What the compiled build can change: the engine (every fixture analysed, the rules, the facts
-# it derives, its cache) and the CLI; the wheel's own checks (test_build.py).
+# it derives, its cache), the CLI and its worker processes, and what the C stack must survive
+# (deep nesting, long import chains, a crashing worker); the wheel's own checks (test_build.py).
 WHEEL_TESTS=(tests/test_build.py tests/test_fixtures.py tests/test_rules.py tests/test_engine_facts.py
              tests/test_state.py tests/test_saved.py tests/test_shapes.py tests/test_reach.py
-             tests/test_blind.py tests/test_recall.py tests/test_cli_*.py)
+             tests/test_blind.py tests/test_recall.py tests/test_cli_*.py tests/test_robustness.py
+             tests/test_isolation.py tests/test_unknown_link.py)
 for build in ${GRADGUARD_TEST_BUILDS:-source wheel}; do
   case "$build" in
     source)
