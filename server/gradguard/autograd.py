@@ -168,7 +168,8 @@ class Autograd:
         # what an earlier iteration's node saved of memory that outlives the iteration (a tensor
         # written row by row, the weights) is spoilt by a write in a later one; its own output
         # is made anew each iteration (the same site), so it is not shared
-        lasting = frozenset(k for k in seg.kept if k is not seg and k is not old.current)
+        lasting = frozenset(k for k in seg.kept if k is not seg and k is not old.current) \
+            if seg.kept and not seg.kept <= old.kept else frozenset()
         if lasting - old.kept:
             old.kept = old.kept | lasting
             for storage in lasting:
