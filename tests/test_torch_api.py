@@ -27,6 +27,7 @@ import torch
 import torch.nn as nn
 
 from gradguard.torchdata import generate
+from gradguard.torchdata.generate import c, idx  # constants and indices, as the generator's recipes make them
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning",
                                         "ignore::FutureWarning")
@@ -99,15 +100,6 @@ class Inputs:
 
     def cplx(self, *shape):
         return self._wrap(torch.randn(*shape, dtype=torch.cfloat))
-
-
-def c(*shape):
-    """A constant: does not require grad."""
-    return torch.randn(*shape)
-
-
-def idx(*values):
-    return torch.tensor(values)
 
 
 def first_tensor(out):
