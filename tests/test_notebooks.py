@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from gradguard import analyze_path
-from gradguard.sources import read_notebook, strip_magics
+from gradguard.analysis import analyze_cells
+from gradguard.sources import UNPARSED_CELL, read_notebook, strip_magics, unparsed_stand_in
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted(p for d in (REPO / "demo", REPO / "tests" / "fixtures") for p in d.rglob("*.ipynb"))
@@ -59,3 +60,34 @@ def test_notebook_raises_where_marked_and_analyzer_agrees(path):
         assert gg101 == {(raised["cell"], raised["line"])}
     found = {(f.location.cell, f.location.line, f.code) for f in analyze_path(str(path)).findings}
     assert found == expected
+
+
+# A cell that does not parse (a course's template, a cell mid-typing) is code the analysis cannot
+# see. Cells: the first trains once; the second is the template; the third walks `loss` again.
+TRAIN = "import torch\nw = torch.ones(3, requires_grad=True)\nloss = (w * w).sum()\nloss.backward()"
+TEMPLATES = [
+    # (template cell, a completion of it that a user may write, what the third cell does then)
+    ("loss = <YOUR CODE>\nassert loss.dim() == 0", "loss = (w * 3).sum()\nassert loss.dim() == 0", None),
+    ("plt.plot(<YOUR CODE>)", None, "GG101"),  # mentions no `loss`: the walk still raises
+]
+
+
+@pytest.mark.parametrize("template,completion,expected", TEMPLATES)
+def test_a_cell_that_does_not_parse_is_unknown_code(template, completion, expected):
+    cells = [TRAIN, template, "loss.backward()"]
+    found = {(f.location.cell, f.location.line, f.code) for f in analyze_cells(cells, "template.ipynb").findings}
+    assert found == ({(3, 1, expected)} if expected else set())
+    # torch: with the template filled in (or left out, when it cannot change `loss`)
+    ran = [(1, TRAIN)] + ([(2, completion)] if completion else []) + [(3, "loss.backward()")]
+    proc = subprocess.run([sys.executable, "-c", RUNNER], input=json.dumps(ran), capture_output=True,
+                          text=True, timeout=300)
+    raised = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert (raised is None) == (expected is None), raised
+    if raised:
+        assert "backward through the graph a second time" in raised["message"] and raised["cell"] == 3
+
+
+def test_what_a_cell_that_does_not_parse_may_bind():
+    stand_in = unparsed_stand_in("x, y = <YOUR CODE>\nmodel.fc = nn.Linear(len(x), 2)\nprint(torch.\n", {"nn", "torch"})
+    assert stand_in == f"x = y = YOUR = CODE = model = {UNPARSED_CELL}()\n\n\n"  # not fc, nn, torch, len, print
+    assert unparsed_stand_in("s = 'open\n", set()).count("\n") == 1

@@ -24,7 +24,7 @@ from .findings import Finding, Location
 from . import skeleton
 from .resolve import (ROOTS, ModuleInfo, Project, exists, forget_trees, probed, release_retired, remember_tree,
                       tree_of)
-from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics
+from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics, unparsed_stand_in
 from .state import State
 from .suppress import suppressed
 from .values import Class, Func
@@ -142,16 +142,20 @@ def analyze_cells(cells: list, path: str, root: Optional[str] = None, *, numbers
     """Analyse a notebook's code cells in order, as one program.
 
     Findings carry the 1-based cell number (``numbers[i]`` or ``i + 1``) and cell-relative
-    lines. A cell that does not parse is left out rather than failing the whole notebook.
+    lines. A cell that does not parse is unknown code (``sources.unparsed_stand_in``) rather than failing
+    the whole notebook.
     """
     numbered = [Cell(numbers[i] if numbers else i + 1, strip_magics(c)) for i, c in enumerate(cells)]
-    kept = []
+    kept, imported = [], set()
     for cell in numbered:
         try:
-            parse(cell.text, path)
-            kept.append(cell)
+            tree = parse(cell.text, path)
         except SourceError:
-            kept.append(Cell(cell.number, "\n" * cell.text.count("\n")))
+            kept.append(Cell(cell.number, unparsed_stand_in(cell.text, imported)))
+            continue
+        kept.append(cell)
+        imported.update((a.asname or a.name).split(".")[0] for node in tree.body
+                        if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names)
     text = "\n".join(c.text for c in kept)
     with _collector_paused():
         tree = parse(text, path)

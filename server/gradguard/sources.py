@@ -5,8 +5,10 @@ Nothing here imports or executes the analysed code.
 from __future__ import annotations
 
 import ast
+import builtins
 import io
 import json
+import keyword
 import os
 import re
 import stat
@@ -186,6 +188,33 @@ def strip_magics(cell: str) -> str:
                 continue
         logical.feed(line)
     return "\n".join(lines)
+
+
+UNPARSED_CELL = "__gradguard_unparsed_cell__"
+
+
+def unparsed_stand_in(cell: str, imported: set) -> str:
+    """What a cell that does not parse (a template's ``loss = <YOUR CODE>``, a cell mid-typing)
+    becomes: code the analysis cannot see, which may bind or change any variable it names. Every
+    name it mentions, but an attribute's, an imported module's or a builtin's, is made unknown on its first
+    line; the cell keeps its line count, so later cells keep their lines."""
+    names = []
+    try:
+        after_dot = False
+        for tok in tokenize.generate_tokens(io.StringIO(cell).readline):
+            if tok.type == tokenize.NAME and not after_dot:
+                names.append(tok.string)
+            after_dot = tok.type == tokenize.OP and tok.string == "."
+    except (tokenize.TokenError, SyntaxError):  # unreadable past some point: every word counts
+        names = _IDENTIFIER.findall(cell)
+    names = [n for n in dict.fromkeys(names) if n not in _KEYWORDS and n not in imported and n not in _BUILTINS]
+    head = " = ".join(names) + f" = {UNPARSED_CELL}()" if names else ""
+    return head + "\n" * cell.count("\n")
+
+
+_KEYWORDS = frozenset(keyword.kwlist)
+_BUILTINS = frozenset(dir(builtins))  # a cell that rebinds `len` or `tuple` is rare; one that calls them is not
+_IDENTIFIER = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
 
 
 def _parses(text: str) -> bool:
