@@ -316,11 +316,19 @@ class TorchModel:
 
     def call_layer(self, layer: Layer, args, node, st) -> Val:
         if layer.qual in api.MODULE_CONTAINERS:
+            # each layer is a call of its own: one context each, so that the second layer's
+            # saved input (the first's output) is not taken for the container's output
             x = args
             out = UNKNOWN
-            for child in layer.children:
-                out = self.call(child, x, {}, node, st)
-                x = [(out, None)]
+            frame = self.frame
+            ctx = frame.ctx
+            try:
+                for i, child in enumerate(layer.children):
+                    frame.ctx = ((node, i),) + ctx
+                    out = self.call(child, x, {}, node, st)
+                    x = [(out, None)]
+            finally:
+                frame.ctx = ctx
             return out
         inputs = list(args)
         if layer.root is not None and (layer.root, "frozen") not in st.heap:
