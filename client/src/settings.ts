@@ -6,7 +6,7 @@ import { CONFIG_SECTION } from './constants';
  * Settings the server reads and can apply while running: sent as initializationOptions and
  * with workspace/didChangeConfiguration, without a restart. Defaults live only in package.json.
  */
-export const LIVE_SETTINGS = ['enable', 'run', 'select', 'ignore', 'severity', 'codeLens', 'inlayHints'] as const;
+export const LIVE_SETTINGS = ['enable', 'run', 'select', 'ignore', 'severity', 'codeLens', 'inlayHints', 'diagnosticScope'] as const;
 /** Settings that decide which process runs: changing one restarts the server. */
 export const RESTART_SETTINGS = ['interpreter', 'importStrategy'] as const;
 
@@ -20,6 +20,7 @@ export interface ServerSettings {
     severity: Record<string, string>;
     codeLens: 'findings' | 'all' | 'off';
     inlayHints: boolean;
+    diagnosticScope: 'openFiles' | 'workspace';
 }
 
 export interface LaunchSettings {

@@ -32,6 +32,8 @@ SEVERITY_LEVELS = {**{name: name for name in SEVERITIES}, "information": "info"}
 RUN_MODES = ("onType", "onSave")
 #: which backward calls get a code lens: those a finding involves, every one, none
 CODE_LENS_MODES = ("findings", "all", "off")
+#: whose diagnostics are shown: the open documents', or every file of the workspace folders
+DIAGNOSTIC_SCOPES = ("openFiles", "workspace")
 
 #: Editor setting defaults; must equal ``contributes.configuration`` in the root package.json
 #: (tests/lsp/test_config.py checks this).
@@ -43,6 +45,7 @@ EDITOR_DEFAULTS: dict[str, Any] = {
     "severity": {},
     "codeLens": "findings",
     "inlayHints": False,
+    "diagnosticScope": "openFiles",
 }
 #: Settings the VS Code client consumes itself; the server accepts and ignores them.
 CLIENT_ONLY_SETTINGS = frozenset({"interpreter", "importStrategy", "trace", "path", "args"})
@@ -226,6 +229,7 @@ class EditorSettings:
     severity: Mapping[str, str] = field(default_factory=lambda: dict(EDITOR_DEFAULTS["severity"]))
     code_lens: str = EDITOR_DEFAULTS["codeLens"]
     inlay_hints: bool = EDITOR_DEFAULTS["inlayHints"]
+    diagnostic_scope: str = EDITOR_DEFAULTS["diagnosticScope"]
 
 
 def _unwrap(raw: Any) -> Mapping[str, Any]:
@@ -263,6 +267,11 @@ def parse_editor_settings(raw: Any) -> tuple[EditorSettings, list[str]]:
                 settings["code_lens"] = value
             else:
                 warnings.append(f"'{name}' must be one of {', '.join(CODE_LENS_MODES)}, not {value!r}")
+        elif key == "diagnosticScope":
+            if value in DIAGNOSTIC_SCOPES:
+                settings["diagnostic_scope"] = value
+            else:
+                warnings.append(f"'{name}' must be one of {', '.join(DIAGNOSTIC_SCOPES)}, not {value!r}")
         elif key == "run":
             if value in RUN_MODES:
                 settings["run"] = value

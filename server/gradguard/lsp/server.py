@@ -48,6 +48,7 @@ from .lenses import backward_lenses, inlay_hints
 from .linemap import LineMap
 from .protocol import Protocol, StdinReader, read_messages
 from .worker import Worker
+from .workspace import WorkspaceScope
 
 DEBOUNCE_SECONDS = 0.15
 INDEX_DELAY_SECONDS = 0.25  # after the diagnostics of a version, the pause before its hover index
@@ -106,6 +107,7 @@ class GradGuardServer(LanguageServer):
         self._shown: set[str] = set()
         self.drawn: set[str] = set()  # "lens", "hint": what the client has asked for
         self._crashed: set[str] = set()  # documents already told of a crashed analysis
+        self.workspace_scope = WorkspaceScope(self)  # gradguard.diagnosticScope "workspace"
 
     # --- client capabilities -----------------------------------------------------------------
     def supports(self, path: str) -> bool:
@@ -367,6 +369,7 @@ class GradGuardServer(LanguageServer):
         if not self.pull:
             for uri in uris:
                 self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self.workspace_scope.closed(key)
 
     def on_event(self, uri: str, trigger: str) -> None:
         """open / change / save of a document or notebook: lint as the settings say."""
@@ -377,8 +380,10 @@ class GradGuardServer(LanguageServer):
         elif trigger == "save":
             if self.editor.run == "onSave" or not self.pull:
                 self.schedule(key, 0)
-        elif not self.pull:  # open: pull clients ask for themselves
-            self.schedule(key, 0)
+        else:  # open
+            self.workspace_scope.opened(key)
+            if not self.pull:  # pull clients ask for themselves
+                self.schedule(key, 0)
 
     def relint_all(self) -> None:
         """Settings changed: every open document again."""
@@ -399,6 +404,7 @@ class GradGuardServer(LanguageServer):
             self.editor = settings
             self.relint_all()
             self.refresh_views()
+            self.workspace_scope.sync()
 
     async def pull_settings(self) -> bool:
         """Ask the client for the ``gradguard`` section; False when it cannot say."""
@@ -419,6 +425,7 @@ class GradGuardServer(LanguageServer):
         for task in [*self._tasks.values(), *self._index_tasks.values()]:
             task.cancel()
         self._latest.clear()
+        self.workspace_scope.close()
         self.analyser.cancel()
         self._worker.close()
 
@@ -480,6 +487,7 @@ def initialize(ls: GradGuardServer, params: lsp.InitializeParams) -> None:
 @server.feature(lsp.INITIALIZED)
 async def initialized(ls: GradGuardServer, params: lsp.InitializedParams) -> None:
     await ls.pull_settings()
+    ls.workspace_scope.sync()  # (the settings of initializationOptions may not have changed)
 
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -491,6 +499,12 @@ async def did_change_configuration(ls: GradGuardServer, params: lsp.DidChangeCon
         ls.apply_settings(settings)
     elif not await ls.pull_settings():
         ls.relint_all()  # e.g. pyproject.toml changed; the project config is re-read
+        ls.workspace_scope.sync(force=True)
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: GradGuardServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+    ls.workspace_scope.changed(params.changes)
 
 
 @server.feature(lsp.SHUTDOWN)

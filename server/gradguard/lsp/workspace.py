@@ -1,0 +1,412 @@
+"""``gradguard.diagnosticScope: "workspace"``: every Python file and notebook of the workspace
+folders analysed in the background, their findings in the editor's Problems panel.
+
+The server does not analyse them itself. A scan process (``python -m gradguard.lsp.workspace``)
+does what ``gradguard check`` does, at a lower CPU priority: the same discovery (``.gitignore``,
+``exclude``, virtual environments), the same ``.gradguard_cache`` and the same isolated worker
+processes. It writes one JSON line per file as soon as that file is known, cached or analysed.
+The event loop reads the lines, publishes each file's diagnostics and keeps only what the file
+depended on (the project modules its analysis read, ``Analysis.dependencies``): a changed file
+is analysed again with the files that read it, and nothing else. Findings are not kept.
+
+Open documents are the editor's business (server.py): their own analysis runs in the
+analysis process at normal priority, is never queued behind the scan, and their diagnostics
+are never overwritten by the scan's.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from typing import IO, Optional
+
+from lsprotocol import types as lsp
+from pygls import uris
+
+from ..config import load_project_config
+
+NICENESS = 10  # the scan and its workers yield the CPU to the open documents' analysis
+SAVE_EVERY_SECONDS = 10.0  # the scan's cache is written this often, so a stopped scan keeps its work
+REPORT_EVERY_SECONDS = 0.5  # $/progress reports at most this often
+LINE_LIMIT = 64 * 2**20  # one file's findings on one line
+WATCHERS = ("**/*.py", "**/*.ipynb")
+_PACKAGE_HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+# --- the scan process ------------------------------------------------------------------------------
+
+def scan(request: dict, out: IO[str]) -> None:
+    """Analyse the files of ``request["folders"]`` (only those in ``request["only"]`` when it is
+    a list) as ``gradguard check`` would, writing ``{"total": n}``, then one line per file:
+    ``{"path", "findings", "deps"}``, ``{"path", "error"}`` (unreadable, does not parse) or
+    ``{"path", "internal"}`` (an internal error)."""
+    from ..cache import DIRNAME, Cache, finding_from_data, finding_to_data
+    from ..cli import _died, analyse_file, batches
+    from ..discovery import discover
+    from ..resolve import hold_stamps
+    from ..workers import run_isolated
+
+    if hasattr(os, "nice"):
+        os.nice(NICENESS)  # inherited by the workers it forks
+    # stopped by the server: leave through run_isolated's ``finally``, which ends the workers
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    only = set(request["only"]) if request.get("only") is not None else None
+    groups, seen = [], set()
+    for folder in request["folders"]:
+        config = load_project_config(folder)
+        files = [f for f in map(os.path.abspath, discover([folder], config.excludes).files)
+                 if f not in seen and (only is None or f in only)]
+        seen.update(files)
+        home = config.root if config.source else folder  # as the CLI run from the folder
+        groups.append((files, Cache(os.path.join(home, DIRNAME), {"analysis": 1})))
+
+    def emit(path: str, result: tuple) -> None:
+        if result[0] == "ok":
+            line = {"path": path, "findings": [finding_to_data(f) for f in result[1]], "deps": list(result[2])}
+        else:
+            line = {"path": path, result[0]: result[1]}
+        out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+        out.flush()
+
+    out.write(json.dumps({"total": sum(len(files) for files, _ in groups)}) + "\n")
+    out.flush()
+    jobs = max(1, int(request.get("jobs") or os.cpu_count() or 1))
+    for files, cache in groups:
+        todo = []
+        for path in files:  # cache hits first, as analyse_all finds them
+            digest = cache.hash_of(path)
+            entry = cache.lookup(path, digest) if digest is not None else None
+            try:
+                if entry is not None and "error" in entry:
+                    emit(path, ("error", str(entry["error"])))
+                elif entry is not None:
+                    emit(path, ("ok", [finding_from_data(d) for d in entry["findings"]], entry["deps"]))
+            except (KeyError, TypeError, ValueError):  # damaged by hand: analysed again
+                entry = None
+            if entry is None:
+                todo.append((path, digest))
+        saved = [time.monotonic()]
+
+        def record(path: str, digest: Optional[str], result: tuple, cache=cache, saved=saved) -> None:
+            emit(path, result)
+            if digest is not None and result[0] != "internal":
+                if result[0] == "error":
+                    cache.store(path, digest, error=result[1])
+                else:
+                    cache.store(path, digest, findings=result[1], dependencies=result[2])
+            if time.monotonic() - saved[0] > SAVE_EVERY_SECONDS:
+                cache.save()
+                saved[0] = time.monotonic()
+
+        run_isolated(batches(todo, jobs), jobs, analyse_file, record, _died)
+        hold_stamps(False)
+        cache.save()
+
+
+# --- the server's side -----------------------------------------------------------------------------
+
+def _scope_key(editor) -> tuple:
+    """What the published diagnostics depend on among the editor settings."""
+    return (editor.diagnostic_scope, editor.enable, editor.select, editor.ignore,
+            tuple(sorted(editor.severity.items())))
+
+
+class WorkspaceScope:
+    """Runs scans for a :class:`server.GradGuardServer` and publishes what they find."""
+
+    def __init__(self, server) -> None:
+        self.server = server
+        self.deps: dict[str, tuple[str, ...]] = {}  # analysed path -> the project files it read
+        self.shown: set[str] = set()  # URIs holding diagnostics published from a scan
+        self.jobs = 0  # the scan's worker processes (0: one per core, like gradguard check)
+        self._key: Optional[tuple] = None
+        self._pending: Optional[set] | bool = None  # True: every file; a set: these paths
+        self._task: Optional[asyncio.Task] = None
+        self._proc: Optional[asyncio.subprocess.Process] = None
+        self._watching = False
+        self._tokens = 0
+
+    @property
+    def on(self) -> bool:
+        editor = self.server.editor
+        return editor.enable and editor.diagnostic_scope == "workspace"
+
+    # --- what starts and stops scans ---------------------------------------------------------
+    def sync(self, force: bool = False) -> None:
+        """The settings (or the project's config, ``force``) may have changed: scan everything
+        again, or stop and clear."""
+        key = _scope_key(self.server.editor)
+        if key == self._key and not force:
+            return
+        self._key = key
+        if not self.on:
+            self.stop()
+            return
+        self._watch()
+        self._want(True, restart=True)
+
+    def changed(self, changes: list[lsp.FileEvent]) -> None:
+        """``workspace/didChangeWatchedFiles``: the changed files and the files that read them."""
+        if not self.on:
+            return
+        again: set[str] = set()
+        for change in changes:
+            path = os.path.abspath(uris.to_fs_path(change.uri) or "")
+            if not path:
+                continue
+            gone = [p for p in self.deps if p == path or p.startswith(path + os.sep)] \
+                if change.type == lsp.FileChangeType.Deleted else []
+            for old in gone:  # a file, or a folder with everything in it
+                self.deps.pop(old)
+                self._publish(uris.from_fs_path(old), [])
+            touched = set(gone) | {path}
+            again |= {p for p, deps in self.deps.items() if touched.intersection(deps)}
+            if change.type != lsp.FileChangeType.Deleted:
+                again.add(path)
+        if again:
+            self._want(again)
+
+    def opened(self, key: str) -> None:
+        """A document opened: its own analysis speaks for it from now on."""
+        if key in self.shown:
+            self._publish(key, [])
+
+    def closed(self, key: str) -> None:
+        """A document closed: back to what is on disk."""
+        path = uris.to_fs_path(key)
+        if self.on and path and path.endswith((".py", ".ipynb")):
+            self._want({os.path.abspath(path)})
+
+    def stop(self) -> None:
+        """Stop scanning and take back every diagnostic a scan published."""
+        self._pending = None
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        self._kill()
+        for uri in list(self.shown):
+            self._publish(uri, [])
+        self.deps.clear()
+
+    def close(self) -> None:
+        """The server is shutting down: the scan ends with it."""
+        self._pending = None
+        self._kill()
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            _end(self._proc)
+        self._proc = None
+
+    def _watch(self) -> None:
+        """Ask the client for file events (the client watches; LSP's dynamic registration)."""
+        if self._watching or not self.server.supports("workspace.did_change_watched_files.dynamic_registration"):
+            return
+        self._watching = True
+        options = lsp.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[lsp.FileSystemWatcher(glob_pattern=glob) for glob in WATCHERS])
+        self.server.client_register_capability(lsp.RegistrationParams(registrations=[lsp.Registration(
+            id="gradguard-watched-files", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=options)]))
+
+    def _want(self, paths: set | bool, restart: bool = False) -> None:
+        """Scan ``paths`` (True: everything) after the scan running now, or instead of it."""
+        if restart or paths is True or self._pending is True:
+            self._pending = True
+        else:
+            self._pending = (self._pending or set()) | paths
+        if restart and self._task is not None:
+            self._task.cancel()
+            self._task = None
+            self._kill()
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._loop())
+
+    async def _loop(self) -> None:
+        try:
+            while self._pending:
+                wanted, self._pending = self._pending, None
+                await self._scan(None if wanted is True else sorted(wanted))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a background task has nobody to report to but the log
+            self.server.log(f"GradGuard workspace scan failed: {exc!r}", lsp.MessageType.Error)
+        finally:
+            if self._task is asyncio.current_task():
+                self._task = None
+
+    # --- one scan ----------------------------------------------------------------------------
+    def _folders(self) -> list[str]:
+        ws = self.server.workspace
+        folders = [uris.to_fs_path(f.uri) for f in ws.folders.values()] or [ws.root_path]
+        return [os.path.abspath(f) for f in folders if f and os.path.isdir(f)]
+
+    async def _scan(self, only: Optional[list[str]]) -> None:
+        folders = self._folders()
+        if not folders:
+            return
+        here = os.getcwd()  # as the analysis process: never imported from the user's project
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p and p != here))
+        self._proc = proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "gradguard.lsp.workspace", cwd=_PACKAGE_HOME, env=env, limit=LINE_LIMIT,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        proc.stdin.write(json.dumps({"folders": folders, "only": only, "jobs": self.jobs}).encode() + b"\n")
+        proc.stdin.close()
+        self._tokens += 1
+        progress = _Progress(self.server, f"gradguard-workspace-{self._tokens}",
+                             "GradGuard: analysing the workspace" if only is None
+                             else f"GradGuard: analysing {len(only)} changed file{'s' * (len(only) != 1)}")
+        seen: set[str] = set()
+        try:
+            header = json.loads(await proc.stdout.readline() or b"{}")
+            total = int(header.get("total", 0))
+            await progress.begin(total)
+            while line := await proc.stdout.readline():
+                item = json.loads(line)
+                path = item["path"]
+                seen.add(path)
+                self._take(path, item)
+                progress.report(len(seen), total)
+                await asyncio.sleep(0)  # one file at a time: requests and edits get their turn
+            status = await proc.wait()
+            if status != 0:
+                self.server.log(f"GradGuard workspace scan ended with status {status}", lsp.MessageType.Error)
+            if only is None:  # files gone since the last full scan
+                for old in [p for p in self.deps if p not in seen]:
+                    self.deps.pop(old)
+                    self._publish(uris.from_fs_path(old), [])
+            else:  # changed files that discovery leaves out now (excluded, ignored, deleted)
+                for old in set(only) - seen:
+                    self.deps.pop(old, None)
+                    self._publish(uris.from_fs_path(old), [])
+            named = f": {', '.join(sorted(seen))}" if only is not None else ""  # what a change reached
+            self.server.log(f"GradGuard workspace scan: {len(seen)} file{'s' * (len(seen) != 1)}{named}")
+        finally:
+            progress.end(len(seen))
+            _end(proc)
+
+    def _take(self, path: str, item: dict) -> None:
+        """One file's line: its diagnostics published (unless it is open), its dependencies kept."""
+        from ..cache import finding_from_data
+
+        self.deps[path] = tuple(map(os.path.abspath, item.get("deps", ())))
+        uri = uris.from_fs_path(path)
+        if "internal" in item:
+            self.server.log(item["internal"], lsp.MessageType.Error)
+        if self._is_open(uri) or "findings" not in item:
+            return  # (a file that cannot be read or parsed has no findings to show)
+        config = load_project_config(os.path.dirname(path)).with_editor(self.server.editor)
+        own = os.path.normcase(path)
+        findings = [f for f in config.apply(map(finding_from_data, item["findings"]))
+                    if os.path.normcase(os.path.abspath(f.location.path)) == own]
+        if findings or uri in self.shown:
+            self._publish(uri, _diagnostics(self.server, path, uri, findings))
+
+    def _is_open(self, uri: str) -> bool:
+        ws = self.server.workspace
+        return uri in ws.text_documents or ws.get_notebook_document(notebook_uri=uri) is not None
+
+    def _publish(self, uri: str, items: list[lsp.Diagnostic]) -> None:
+        if items:
+            self.shown.add(uri)
+        else:
+            self.shown.discard(uri)
+        self.server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=items))
+
+
+def _diagnostics(server, path: str, uri: str, findings: list) -> list[lsp.Diagnostic]:
+    """Diagnostics of a file as it is on disk; a notebook's at the lines of its ``.ipynb`` file
+    (where its cell text sits), each message saying which cell and line it means."""
+    import dataclasses
+
+    from ..notebook_lines import NotebookText
+    from ..sources import SourceError, read_python
+    from .convert import Positions, diagnostic
+    from .documents import Snapshot
+
+    if not findings:
+        return []
+    try:
+        if path.endswith(".ipynb"):
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        else:
+            text = read_python(path)
+    except (OSError, UnicodeDecodeError, SourceError):
+        return []
+    pos = Positions(Snapshot(key=uri, version=None, path=path, texts=(text,), uris=(uri,), notebook=False),
+                    server.workspace.position_codec)
+    related = server.supports("text_document.publish_diagnostics.related_information")
+    if not path.endswith(".ipynb"):
+        return [diagnostic(f, pos, server.locale, related) for f in findings]
+    try:
+        mapping = NotebookText(text)
+    except (ValueError, IndexError):
+        return []
+    out = []
+    for f in findings:
+        loc = f.location
+        start = mapping.position(loc.cell, loc.line, loc.column) if loc.cell else None
+        end = mapping.position(loc.cell, loc.end_line, loc.end_column) if loc.cell else None
+        if start is None or end is None:
+            continue
+        moved = dataclasses.replace(f, location=dataclasses.replace(
+            loc, line=start[0], column=start[1], end_line=end[0], end_column=end[1], cell=None), related=())
+        diag = diagnostic(moved, pos, server.locale, False)
+        diag.message = f"cell {loc.cell}, line {loc.line}: {diag.message}"
+        out.append(diag)
+    return out
+
+
+def _end(proc: asyncio.subprocess.Process) -> None:
+    """Stop a scan: SIGTERM, on which it ends its workers too (``scan``)."""
+    if proc.returncode is None:
+        try:
+            proc.terminate()
+        except ProcessLookupError:
+            pass
+
+
+class _Progress:
+    """LSP work-done progress for one scan (nothing when the client does not show any)."""
+
+    def __init__(self, server, token: str, title: str):
+        self.server, self.title, self.wanted = server, title, token
+        self.token: Optional[str] = None  # once the client has accepted it
+        self.last = 0.0
+
+    async def begin(self, total: int) -> None:
+        if not self.server.supports("window.work_done_progress"):
+            return
+        token = self.wanted
+        try:
+            await self.server.work_done_progress.create_async(token)
+        except Exception as exc:  # a client that refuses gets no progress, the scan goes on
+            self.server.log(f"window/workDoneProgress/create failed: {exc}", lsp.MessageType.Warning)
+            return
+        self.token = token
+        self.server.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(
+            title=self.title, message=f"0/{total} files", percentage=0, cancellable=False))
+        self.last = time.monotonic()
+
+    def report(self, done: int, total: int) -> None:
+        if self.token is None or time.monotonic() - self.last < REPORT_EVERY_SECONDS:
+            return
+        self.last = time.monotonic()
+        self.server.work_done_progress.report(self.token, lsp.WorkDoneProgressReport(
+            message=f"{done}/{total} files", percentage=int(100 * done / max(total, 1))))
+
+    def end(self, done: int) -> None:
+        if self.token is not None:
+            self.server.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(
+                message=f"{done} file{'s' * (done != 1)} analysed"))
+            self.token = None
+
+
+if __name__ == "__main__":
+    # through the package, so that pickled results between workers are gradguard's own classes
+    from gradguard.lsp.workspace import scan as _scan
+    _scan(json.loads(sys.stdin.readline()), sys.stdout)
