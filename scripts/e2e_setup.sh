@@ -4,7 +4,9 @@
 #     code-server's native modules build with (libkrb5-dev, build-essential, pkg-config);
 #   - the extension's npm dependencies (npm ci from package-lock.json);
 #   - code-server 4.100.3 (a real VS Code 1.100 on Node 20) into $GRADGUARD_E2E_CACHE
-#     (default: <repo>/.e2e/code-server).
+#     (default: <repo>/.e2e/code-server);
+#   - JupyterLab with jupyterlab-lsp and GradGuard (editable, `.[jupyter]`) in a virtual
+#     environment of their own, $GRADGUARD_E2E_CACHE/jupyter-venv.
 # Idempotent: each step is skipped when its result is already there (a second run takes ~1 s).
 # Needs root (or sudo) for apt-get; no network besides the Debian and npm registries.
 set -euo pipefail
@@ -71,4 +73,19 @@ else
   "$CS_PREFIX/bin/code-server" --version >/dev/null
 fi
 ln -sfn "$CS_PREFIX" "$CACHE/code-server"
-log "ready: $CACHE/code-server/bin/code-server, /usr/bin/chromium, $(command -v nvim)"
+
+# 4. JupyterLab + jupyterlab-lsp, pinned, with GradGuard editable: jupyter-lsp finds it through
+# its entry point (pyproject.toml), as it would in a user's environment.
+JUPYTER_PINS=(jupyterlab==4.6.6 jupyterlab-lsp==5.3.0 jupyter-lsp==2.3.1)
+JVENV=$CACHE/jupyter-venv
+jstamp=$JVENV/.gradguard-setup.sha256
+jsum=$( { sha256sum pyproject.toml; echo "${JUPYTER_PINS[*]}"; } | sha256sum | cut -d' ' -f1)
+if [ -x "$JVENV/bin/jupyter-lab" ] && [ "$(cat "$jstamp" 2>/dev/null)" = "$jsum" ]; then
+  log "JupyterLab venv present in $JVENV"
+else
+  log "installing JupyterLab and jupyterlab-lsp into $JVENV (about a minute)"
+  [ -x "$JVENV/bin/python" ] || python3 -m venv "$JVENV"
+  "$JVENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[jupyter]" "${JUPYTER_PINS[@]}"
+  echo "$jsum" > "$jstamp"
+fi
+log "ready: $CACHE/code-server/bin/code-server, /usr/bin/chromium, $(command -v nvim), $JVENV/bin/jupyter-lab"

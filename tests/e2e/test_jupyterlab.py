@@ -1,0 +1,33 @@
+"""JupyterLab end-to-end: GradGuard through jupyterlab-lsp in a real JupyterLab 4, in chromium.
+
+Opt-in like the editors' tests (GRADGUARD_E2E=1, after scripts/e2e_setup.sh, which makes the
+JupyterLab environment .e2e/jupyter-venv); about 20 s. tests/e2e/jupyterlab/run.js drives it:
+the GG101 squiggle and the hover in a notebook cell, the fix applied to the cell, and the fixed
+notebook run under torch. Screenshots: .e2e/screenshots/jupyterlab-*.png (GRADGUARD_E2E_SCREENSHOTS
+=docs/screenshots refreshes the one docs/editors.md shows).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("GRADGUARD_E2E") != "1",
+    reason="end-to-end tests are opt-in: run scripts/e2e_setup.sh, then set GRADGUARD_E2E=1",
+)
+
+
+def test_jupyterlab() -> None:
+    """Squiggle, hover and the applied fix in a notebook cell; jupyter-lsp found GradGuard alone."""
+    proc = subprocess.run(["node", "tests/e2e/jupyterlab/run.js"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "GRADGUARD_E2E_TORCH_PYTHON": sys.executable})
+    sys.stdout.write(proc.stdout)
+    sys.stderr.write(proc.stderr)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
+    assert "all checks passed" in proc.stdout
