@@ -81,3 +81,29 @@ def test_an_internal_error_prints_one_line_and_debug_its_traceback(tmp_path, mon
         assert len(lines) == 1 and "boom.py" in lines[0] and "ZeroDivisionError" in lines[0]
         assert ("Traceback (most recent call last)" in err.getvalue()) == bool(debug)
         assert "bug.py:5:" in out.getvalue()
+
+
+def _pid_of(path):
+    import os
+    return ("ok", os.getpid())
+
+
+def test_a_project_stays_with_one_worker():
+    """Each child loads a project's modules once: a project's runs go to the child already on
+    it, and a free child starts a project no other child is on. Only the last project, when
+    nothing else is left, may be shared (so that no core idles)."""
+    from gradguard import cli
+    from gradguard.workers import run_isolated
+
+    sizes = [60, 60, 10, 10, 10]  # two projects of two runs each, three of one
+    todo = [(f"p{p}/f{i:02}.py", None) for p, n in enumerate(sizes) for i in range(n)]
+    project = lambda path: path.split("/")[0]  # noqa: E731
+    runs = cli.batches(todo, 2, project)
+    assert all(len({project(path) for path, _ in run}) == 1 for run in runs)
+    done = {}
+    run_isolated(runs, 2, _pid_of, lambda path, digest, result: done.__setitem__(path, result[1]),
+                 lambda path, how: ("internal", how), key=project)
+    assert sorted(done) == sorted(path for path, _ in todo)
+    assert len(runs) == 7
+    shared = [p for p, n in enumerate(sizes) if len({done[f"p{p}/f{i:02}.py"] for i in range(n)}) > 1]
+    assert len(shared) <= 1, shared

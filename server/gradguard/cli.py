@@ -10,6 +10,7 @@ stdout carries only the findings (text, JSON, SARIF, ``--statistics``, ``--diff`
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import os
 import sys
@@ -70,10 +71,16 @@ MAX_BATCH = 256
 BATCHES_PER_JOB = 2
 
 
-def batches(todo: list, jobs: int) -> list:
-    """``todo`` (in path order: a folder's files together) cut into runs for the workers."""
+def batches(todo: list, jobs: int, key=None) -> list:
+    """``todo`` (in path order: a folder's files together) cut into runs for the workers; with
+    ``key`` (a path's project), a run holds one project's files."""
     size = max(1, min(MAX_BATCH, len(todo) // (jobs * BATCHES_PER_JOB)))
-    return [todo[i:i + size] for i in range(0, len(todo), size)]
+    runs: list = []
+    for i, item in enumerate(todo):
+        if not runs or len(runs[-1]) >= size or (key is not None and key(item[0]) != key(todo[i - 1][0])):
+            runs.append([])
+        runs[-1].append(item)
+    return runs
 
 
 class _Progress:
@@ -129,7 +136,10 @@ def analyse_all(files: list[str], jobs: int, cache: Optional[Cache], progress: _
                 cache.store(path, digest, findings=result[1], dependencies=result[2])
 
     # every analysis runs in a child process, so that a crash costs one file (workers.py)
-    run_isolated(batches(todo, jobs), jobs, analyse_file, record, _died, debug)
+    from .analysis import project_root  # (the children, forked, find it loaded)
+
+    project = functools.lru_cache(maxsize=None)(project_root)
+    run_isolated(batches(todo, jobs, project), jobs, analyse_file, record, _died, debug, key=project)
     hold_stamps(False)  # ``--fix`` may write files and analyse them again, here
     return results
 

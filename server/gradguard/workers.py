@@ -81,18 +81,42 @@ def how_it_died(exitcode: Optional[int]) -> str:
 
 
 def run_isolated(runs: list, jobs: int, analyse: Callable[[str], tuple], record: Callable[[str, Optional[str], tuple], None],
-                 died: Callable[[str, str], tuple], debug: bool = False) -> None:
+                 died: Callable[[str, str], tuple], debug: bool = False,
+                 key: Optional[Callable[[str], object]] = None) -> None:
     """Analyse every ``(path, digest)`` of ``runs`` (lists of them) in up to ``jobs`` children,
     calling ``record(path, digest, result)`` for each; a file whose child died gets
-    ``died(path, how)`` as its result."""
+    ``died(path, how)`` as its result. ``key(path)``: the project of a run's files; a child
+    that is done asks first for more of its project, then for a project no other child is on
+    (each child loads the modules of its projects once: two children on one project load them
+    twice)."""
     context = _context()
     pending = deque(run for run in runs if run)
     children: list[_Child] = []
+
+    def next_run(child: Optional[_Child]) -> list:
+        if key is None or len(pending) == 1:
+            return pending.popleft()
+        mine = key(child.run[0][0]) if child is not None and child.run else None
+        busy = {key(c.run[0][0]) for c in children if c is not child and c.run}
+        fallback = None
+        for i, run in enumerate(pending):
+            project = key(run[0][0])
+            if project == mine:
+                fallback = i
+                break
+            if fallback is None and project not in busy:
+                fallback = i
+                if mine is None:
+                    break
+        run = pending[fallback or 0]
+        del pending[fallback or 0]
+        return run
+
     try:
         while pending or children:
             while pending and len(children) < jobs:
                 child = _Child(context, analyse, debug)
-                child.give(pending.popleft())
+                child.give(next_run(None))
                 children.append(child)
             for conn in wait([c.conn for c in children]):
                 child = next(c for c in children if c.conn is conn)
@@ -111,7 +135,7 @@ def run_isolated(runs: list, jobs: int, analyse: Callable[[str], tuple], record:
                     continue
                 if result is None:  # its run is done
                     if pending:
-                        child.give(pending.popleft())
+                        child.give(next_run(child))
                     else:
                         child.stop()
                         children.remove(child)
