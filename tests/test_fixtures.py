@@ -254,6 +254,27 @@ def test_analyzer(case: Case):
         )
 
 
+GG106_CASES = [c for c in CASES if any(code == "GG106" for _, _, code in expectations(c))]
+
+
+@pytest.mark.parametrize("case", GG106_CASES, ids=[c.id for c in GG106_CASES])
+def test_gg106_is_an_error_where_torch_raises(case: Case, oracle_results):
+    """A GG106 finding is an error only on the read whose ``None`` torch then fails on; when that
+    happens on the read's own line (``W -= lr * W.grad``), it is one."""
+    from gradguard import analyze_path
+
+    result = oracle_results[str(case.path.resolve())]
+    cause = tuple(result["cause"]) if result["status"] == "raised" and result["code"] == "GG106" else None
+    errors = set()
+    for file in case.files:
+        for f in analyze_path(str(file)).findings:
+            if f.code == "GG106" and f.severity == "error":
+                errors.add((case.rel(_finding_file(case, file, f.location.path)), f.location.line))
+    assert errors <= ({cause} if cause else set()), f"torch raised at {result.get('line')}, cause {cause}"
+    if cause and (result["file"], result["line"]) == cause:
+        assert errors == {cause}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bodies_parsed_apart_change_nothing(case: Case, monkeypatch):
     """Every function body left out of the parse until read (``skeleton``; fixtures' bodies

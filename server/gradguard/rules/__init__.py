@@ -140,6 +140,7 @@ class Report:
     # of their op, or what a loop keeps of it in its next iterations)
     unless_walked_later: frozenset = frozenset()
     cause: object = None  # what the rule's ``finding`` builds the finding from
+    severity: Optional[str] = None  # when exact: this, not the rule's (a warning that raises here)
 
 
 MAX_TEXT = 48
@@ -253,7 +254,7 @@ def plain_finding(report: Report, path: str, locate) -> Finding:
     message = rule.message["en"].format(**args)
     if not report.exact and rule.raises:  # a maybe: a warning that says why
         message += UNRESOLVED
-    return Finding(report.code, rule.severity if report.exact else "warning", message,
+    return Finding(report.code, (report.severity or rule.severity) if report.exact else "warning", message,
                    locate(report.node, path), tuple(places), fixes, tuple(args.items()))
 
 

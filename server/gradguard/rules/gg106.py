@@ -21,7 +21,28 @@ def on_read_grad(ev) -> Report | None:
     if t.leaf or t.grad != YES or not t.exact or not t.roots or ev.detail == "retained":
         return None
     what = short(ev.target) if ev.target is not None else "the tensor"
-    return Report("GG106", ev.node, (("what", f"`{what}`"),), True, _fixes(ev, t), t.roots)
+    raises = ev.known_context and _used_as_tensor(ev.node, ev.stmt)
+    return Report("GG106", ev.node, (("what", f"`{what}`"), ("raises", RAISES if raises else "")), True,
+                  _fixes(ev, t), t.roots, severity="error" if raises else None)
+
+
+# what the message adds when the None is used on the spot (then the finding is an error)
+RAISES = "; used here as a tensor, that None raises a TypeError or AttributeError"
+
+
+def _used_as_tensor(read: ast.AST, stmt) -> bool:
+    """Whether the ``None`` read is used right there as a tensor, which raises: an attribute of
+    it (``W.grad.data``, ``W.grad.zero_()``), an item, an operand (``W -= lr * W.grad``)."""
+    for node in ast.walk(stmt) if stmt is not None else ():
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and node.value is read:
+            return True
+        if isinstance(node, ast.BinOp) and read in (node.left, node.right):
+            return True
+        if isinstance(node, ast.UnaryOp) and node.operand is read:
+            return True
+        if isinstance(node, ast.AugAssign) and node.value is read:
+            return True
+    return False
 
 
 def _fixes(ev, t) -> tuple:
@@ -102,9 +123,9 @@ RULE = Rule(
     message={
         "en": "{what} is not a leaf (it was computed from a tensor that requires grad), so its `.grad` "
               "is None and torch warns 'The .grad attribute of a Tensor that is not a leaf Tensor is "
-              "being accessed'",
+              "being accessed'{raises}",
         "zh-cn": "{what} 不是叶子张量（它由需要梯度的张量计算得到），所以它的 `.grad` 为 None，torch 会警告"
-                 "“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”",
+                 "“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”{raises}",
     },
     fix_help={
         "en": "make the tensor a leaf after the arithmetic (`(torch.randn(n) * 0.01).requires_grad_()`, "
