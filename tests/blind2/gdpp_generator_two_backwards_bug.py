@@ -1,0 +1,107 @@
+# Source: https://github.com/facebookresearch/pytorch_GAN_zoo/issues/83
+"""pytorch_GAN_zoo's BaseGAN.optimizeParameters with --GDPP True: the generator step backwards the
+adversarial loss lossGFake, then GDPPLoss(phiDReal, phiGFake, backward=True) backwards the
+diversity loss on the discriminator features of the same fake batch. lossGFake.backward() has
+already freed the netG -> netD graph that phiGFake hangs on. Tiny MLP networks stand in for the
+progressive GAN; torch.linalg.eigh replaces the removed torch.symeig."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+
+
+def GDPPLoss(phiFake, phiReal, backward=True):
+    def compute_diversity(phi):
+        phi = F.normalize(phi, p=2, dim=1)
+        SB = torch.mm(phi, phi.t())
+        eigVals, eigVecs = torch.linalg.eigh(SB)
+        return eigVals, eigVecs
+
+    def normalize_min_max(eigVals):
+        minV, maxV = torch.min(eigVals), torch.max(eigVals)
+        return (eigVals - minV) / (maxV - minV)
+
+    fakeEigVals, fakeEigVecs = compute_diversity(phiFake)
+    realEigVals, realEigVecs = compute_diversity(phiReal)
+
+    magnitudeLoss = 0.0001 * F.mse_loss(target=realEigVals, input=fakeEigVals)
+    structureLoss = -torch.sum(torch.mul(fakeEigVecs, realEigVecs), 0)
+    normalizedRealEigVals = normalize_min_max(realEigVals)
+    weightedStructureLoss = torch.sum(torch.mul(normalizedRealEigVals, structureLoss))
+    gdppLoss = magnitudeLoss + weightedStructureLoss
+
+    if backward:
+        gdppLoss.backward(retain_graph=True)  # expect: GG101
+
+    return gdppLoss.item()
+
+
+class WGANGP:
+    def getCriterion(self, input, status):
+        return -input[:, 0].sum() if status else input[:, 0].sum()
+
+
+class NetD(nn.Module):
+    def __init__(self, dimIn, dimFeatures=8):
+        super().__init__()
+        self.features = nn.Sequential(nn.Linear(dimIn, dimFeatures), nn.LeakyReLU(0.2))
+        self.decision = nn.Linear(dimFeatures, 1)
+
+    def forward(self, x, getFeature=False):
+        phi = self.features(x)
+        out = self.decision(phi)
+        if getFeature:
+            return out, phi
+        return out
+
+
+class GDPPGAN:
+    def __init__(self, dimLatentVector=6, dimOutput=12, GDPP=True):
+        self.noiseVectorDim = dimLatentVector
+        self.GDPP = GDPP
+        self.lossCriterion = WGANGP()
+        self.netG = nn.Sequential(nn.Linear(dimLatentVector, 16), nn.ReLU(), nn.Linear(16, dimOutput))
+        self.netD = NetD(dimOutput)
+        self.optimizerD = optim.Adam(self.netD.parameters(), lr=1e-3, betas=(0.0, 0.99))
+        self.optimizerG = optim.Adam(self.netG.parameters(), lr=1e-3, betas=(0.0, 0.99))
+
+    def buildNoiseData(self, n_samples):
+        return torch.randn(n_samples, self.noiseVectorDim)
+
+    def optimizeParameters(self, input_batch):
+        allLosses = {}
+        self.real_input = input_batch
+        n_samples = self.real_input.size()[0]
+
+        # Update the discriminator
+        self.optimizerD.zero_grad()
+        predRealD = self.netD(self.real_input)
+        lossD = self.lossCriterion.getCriterion(predRealD, True)
+        predFakeG = self.netG(self.buildNoiseData(n_samples)).detach()
+        predFakeD = self.netD(predFakeG)
+        lossD += self.lossCriterion.getCriterion(predFakeD, False)
+        lossD.backward()
+        self.optimizerD.step()
+        allLosses["lossD"] = lossD.item()
+
+        # Update the generator
+        self.optimizerG.zero_grad()
+        self.optimizerD.zero_grad()
+        inputNoise = self.buildNoiseData(n_samples)
+        predFakeG = self.netG(inputNoise)
+        predFakeD, phiGFake = self.netD(predFakeG, True)
+        lossGFake = self.lossCriterion.getCriterion(predFakeD, True)
+        allLosses["lossG_fake"] = lossGFake.item()
+        lossGFake.backward()
+
+        if self.GDPP:
+            _, phiDReal = self.netD.forward(self.real_input, True)
+            allLosses["lossG_GDPP"] = GDPPLoss(phiDReal, phiGFake,
+                                               backward=True)
+        self.optimizerG.step()
+        return allLosses
+
+
+model = GDPPGAN()
+for step in range(3):
+    print(step, model.optimizeParameters(torch.randn(8, 12)))
