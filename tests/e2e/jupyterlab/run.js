@@ -142,9 +142,12 @@ async function hoverText(page, cell, needle, ready) {
     }, 30_000, 300);
 }
 
-async function menu(page, top, item) {
+/** A menu item: `menu(page, 'File', 'New', 'Terminal')`. */
+async function menu(page, top, ...items) {
     await page.locator('.lm-MenuBar-itemLabel', { hasText: new RegExp(`^${top}$`) }).click();
-    await page.locator('.lm-Menu-itemLabel', { hasText: item }).first().click();
+    for (const item of items) {
+        await page.locator('.lm-Menu:visible .lm-Menu-itemLabel', { hasText: new RegExp(`^${item}$`) }).last().click();
+    }
 }
 
 // ---- the scenario ---------------------------------------------------------------------------
@@ -176,10 +179,23 @@ async function scenario(page, dir, published) {
     await page.keyboard.press('Control+s');
     await waitFor('the notebook to be saved', async () =>
         !(await page.locator('.jp-mod-current.jp-mod-dirty').count()), 10_000);
-    const fix = spawnSync(path.join(VENV, 'bin', 'gradguard'), ['check', '--fix', '--unsafe-fixes', NOTEBOOK],
-        { cwd: dir, encoding: 'utf8' });
-    log(`gradguard check --fix: exit ${fix.status}\n${fix.stdout}${fix.stderr}`);
-    check('`gradguard check --fix --unsafe-fixes` fixes the notebook', fix.status === 0 && /1 fixed/.test(fix.stdout + fix.stderr));
+    await menu(page, 'File', 'New', 'Terminal');
+    const terminal = page.locator('.jp-Terminal .xterm');
+    await terminal.waitFor({ state: 'visible' });
+    await terminal.click();
+    await page.waitForTimeout(1_000);  // the shell's prompt
+    await page.keyboard.type(`gradguard check --fix --unsafe-fixes ${NOTEBOOK}\n`);
+    const onDisk = path.join(dir, NOTEBOOK);
+    const firstCell = () => JSON.parse(fs.readFileSync(onDisk, 'utf8')).cells[0].source.join('');
+    await waitFor('the fix written to the notebook', () => firstCell().includes('with torch.no_grad():'), 30_000);
+    const said = await waitFor('the command to finish', async () => {
+        const text = await terminal.textContent();
+        return /no findings; 1 fixed/.test(text) ? text : null;
+    }, 10_000);
+    await shot(page, '02-fix-in-terminal');
+    check('`gradguard check --fix --unsafe-fixes`, typed in JupyterLab\'s terminal, fixed the notebook on disk',
+        !before[0].includes('no_grad'), said.match(/gradguard: [^#]*fixed/)[0]);
+    await page.locator('.lm-DockPanel-tabBar .lm-TabBar-tab', { hasText: NOTEBOOK }).click();
     const reloaded = Date.now();
     await menu(page, 'File', 'Reload Notebook from Disk');
     const confirm = page.locator('.jp-Dialog .jp-mod-accept');
@@ -197,7 +213,7 @@ async function scenario(page, dir, published) {
         && p.diagnostics.length === 0), 30_000);
     await page.waitForTimeout(500);
     check('no squiggle left after the fix', (await squiggles(page)).length === 0, JSON.stringify(await squiggles(page)));
-    await shot(page, '02-fixed');
+    await shot(page, '03-fixed');
 
     // 4. the fixed notebook, as saved: no finding, and its cells run clean under torch
     const again = spawnSync(path.join(VENV, 'bin', 'gradguard'), ['check', '--no-cache', NOTEBOOK], { cwd: dir, encoding: 'utf8' });
@@ -217,16 +233,26 @@ async function main() {
     fs.mkdirSync(dir);
     fs.mkdirSync(home);
     fs.copyFileSync(path.join(ROOT, 'tests', 'e2e', 'workspace', NOTEBOOK), path.join(dir, NOTEBOOK));
-    // JupyterLab's own state goes to the temporary folder; only its news pop-up is turned off
+    // JupyterLab's own state goes to the temporary folder; its news pop-up is turned off
     const settings = path.join(home, 'lab-settings');
     const notification = path.join(settings, '@jupyterlab', 'apputils-extension');
     fs.mkdirSync(notification, { recursive: true });
     fs.writeFileSync(path.join(notification, 'notification.jupyterlab-settings'),
         JSON.stringify({ fetchNews: 'false', checkForUpdates: false }));
+    // and the terminal keeps its text in the page (xterm's screen-reader rows) for the test to read
+    const terminalSettings = path.join(settings, '@jupyterlab', 'terminal-extension');
+    fs.mkdirSync(terminalSettings, { recursive: true });
+    fs.writeFileSync(path.join(terminalSettings, 'plugin.jupyterlab-settings'), JSON.stringify({ screenReaderMode: true }));
+    // the terminal's shell is not a login shell, which would reset PATH from /etc/profile
+    fs.mkdirSync(path.join(home, 'config'));
+    fs.writeFileSync(path.join(home, 'config', 'jupyter_server_config.json'),
+        JSON.stringify({ ServerApp: { terminado_settings: { shell_command: ['/bin/bash'] } } }));
     const env = {
         ...process.env, HOME: home, JUPYTER_CONFIG_DIR: path.join(home, 'config'),
         JUPYTER_RUNTIME_DIR: path.join(home, 'runtime'), JUPYTERLAB_SETTINGS_DIR: settings,
         JUPYTERLAB_WORKSPACES_DIR: path.join(home, 'workspaces'), IPYTHONDIR: path.join(home, 'ipython'),
+        // as from an activated environment: its `gradguard` for JupyterLab's terminal
+        PATH: `${path.join(VENV, 'bin')}${path.delimiter}${process.env.PATH}`, SHELL: '/bin/bash',
     };
     const port = await freePort();
     const token = crypto.randomBytes(16).toString('hex');
