@@ -5,19 +5,20 @@
 //   node tests/e2e/jupyterlab/run.js
 //
 // The JupyterLab is the one in GRADGUARD_E2E_JUPYTER (a virtual environment where
-// `pip install -e .[jupyter]` ran; scripts/e2e_setup.sh makes .e2e/jupyter-venv), started on a
-// temporary copy of tests/e2e/workspace/seed_notebook.ipynb with no configuration of its own:
-// jupyter-lsp must find GradGuard through its entry point. It checks, as a user sees them: the
-// GG101 squiggle on `l.backward()` in the third cell, the hover there (Ctrl + mouse, jupyterlab-lsp's
-// default), and the fix applied to the cell. jupyterlab-lsp has no code actions (5.3.0), so the
-// fix is applied as a JupyterLab user can: `gradguard check --fix --unsafe-fixes` on the saved
-// notebook, then File > Reload Notebook from Disk; the cell then holds the fix, the squiggle is
-// gone, and the fixed notebook's cells run clean under torch.
+// `pip install -e .[jupyter]` ran; scripts/e2e_setup.sh makes $GRADGUARD_E2E_CACHE/jupyter-venv),
+// started on a temporary copy of tests/e2e/workspace/seed_notebook.ipynb with no configuration
+// of its own: jupyter-lsp must find GradGuard through its entry point. It checks, as a user sees
+// them: the GG101 squiggle on `l.backward()` in the third cell, the hover there (Ctrl + mouse,
+// jupyterlab-lsp's default), and the fix applied to the cell. jupyterlab-lsp 5.3.0 has no code
+// actions, so the fix is applied as a JupyterLab user can: the notebook saved,
+// `gradguard check --fix --unsafe-fixes` typed in JupyterLab's terminal, File > Reload Notebook
+// from Disk; the cell then holds the fix, the squiggle is gone, and the fixed notebook's cells
+// run clean under torch. Screenshots: jupyterlab-*.png.
 //
-// Environment: GRADGUARD_E2E_JUPYTER (default .e2e/jupyter-venv), GRADGUARD_E2E_TORCH_PYTHON (a
-// python with torch, default python3), GRADGUARD_E2E_SCREENSHOTS (default .e2e/screenshots;
-// docs/screenshots refreshes the one docs/editors.md shows), GRADGUARD_E2E_KEEP=1 keeps the
-// temporary folder.
+// Environment: GRADGUARD_E2E_JUPYTER, GRADGUARD_E2E_CACHE (default .e2e),
+// GRADGUARD_E2E_TORCH_PYTHON (a python with torch, default python3), GRADGUARD_E2E_SCREENSHOTS
+// (default .e2e/screenshots; docs/screenshots refreshes the ones docs/editors.md shows),
+// GRADGUARD_E2E_KEEP=1 keeps the temporary folder.
 'use strict';
 
 const { spawn, spawnSync } = require('child_process');
@@ -30,7 +31,8 @@ const path = require('path');
 const { chromium } = require('playwright-core');
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-const VENV = path.resolve(process.env.GRADGUARD_E2E_JUPYTER || path.join(ROOT, '.e2e', 'jupyter-venv'));
+const VENV = path.resolve(process.env.GRADGUARD_E2E_JUPYTER
+    || path.join(process.env.GRADGUARD_E2E_CACHE || path.join(ROOT, '.e2e'), 'jupyter-venv'));
 const TORCH_PYTHON = (p => (p.includes('/') ? path.resolve(p) : p))(process.env.GRADGUARD_E2E_TORCH_PYTHON || 'python3');
 const SHOTS = process.env.GRADGUARD_E2E_SCREENSHOTS || path.join(ROOT, '.e2e', 'screenshots');
 const CHROMIUM = process.env.GRADGUARD_E2E_CHROMIUM || '/usr/bin/chromium';
