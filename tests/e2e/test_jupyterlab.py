@@ -1,7 +1,7 @@
 """JupyterLab end-to-end: GradGuard through jupyterlab-lsp in a real JupyterLab 4, in chromium.
 
 Opt-in like the editors' tests (GRADGUARD_E2E=1, after scripts/e2e_setup.sh, which makes the
-JupyterLab environment .e2e/jupyter-venv); about 20 s. tests/e2e/jupyterlab/run.js drives it:
+JupyterLab environment .e2e/jupyter-venv); 25 to 40 s. tests/e2e/jupyterlab/run.js drives it:
 the GG101 squiggle and the hover in a notebook cell, the fix applied to the cell, and the fixed
 notebook run under torch. Screenshots: .e2e/screenshots/jupyterlab-*.png (GRADGUARD_E2E_SCREENSHOTS
 =docs/screenshots refreshes the one docs/editors.md shows).
@@ -24,7 +24,8 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_jupyterlab() -> None:
-    """Squiggle, hover and the applied fix in a notebook cell; jupyter-lsp found GradGuard alone."""
+    """jupyter-lsp found GradGuard alone; the ignore setting; squiggle, hover and the applied fix in a
+    notebook cell."""
     proc = subprocess.run(["node", "tests/e2e/jupyterlab/run.js"], cwd=ROOT, capture_output=True, text=True,
                           timeout=300, env={**os.environ, "GRADGUARD_E2E_TORCH_PYTHON": sys.executable})
     sys.stdout.write(proc.stdout)

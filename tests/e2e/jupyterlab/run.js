@@ -154,6 +154,28 @@ async function menu(page, top, ...items) {
 
 // ---- the scenario ---------------------------------------------------------------------------
 
+/** jupyterlab-lsp's settings for GradGuard (`serverSettings`, sent as workspace/didChangeConfiguration). */
+function serverSettings(settingsDir, gradguard) {
+    const dir = path.join(settingsDir, '@jupyter-lsp', 'jupyterlab-lsp');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'plugin.jupyterlab-settings'),
+        JSON.stringify({ language_servers: { gradguard: { serverSettings: { gradguard } } } }));
+}
+
+/** Opened with `ignore: ["GG101"]` in jupyterlab-lsp's settings: GradGuard reports nothing. */
+async function ignored(page, published, settingsDir) {
+    await waitFor('GradGuard\'s diagnostics', () => published.length > 0, 60_000);
+    await page.waitForTimeout(1_500);
+    check('with `ignore: ["GG101"]` in jupyterlab-lsp\'s serverSettings, no diagnostic and no squiggle',
+        published.every((p) => p.diagnostics.length === 0) && (await squiggles(page)).length === 0,
+        JSON.stringify(published.map((p) => p.diagnostics.length)));
+    serverSettings(settingsDir, {});
+    published.length = 0;
+    await page.reload();
+    await page.locator(CELL_EDITORS).nth(2).waitFor({ state: 'visible', timeout: 90_000 });
+    log('settings back to the defaults, page reloaded');
+}
+
 async function scenario(page, dir, published) {
     // 1. the GG101 squiggle on the backward of the third cell
     const found = await waitFor('a GG101 squiggle', async () => {
@@ -242,6 +264,7 @@ async function main() {
     fs.writeFileSync(path.join(notification, 'notification.jupyterlab-settings'),
         JSON.stringify({ fetchNews: 'false', checkForUpdates: false }));
     // and the terminal keeps its text in the page (xterm's screen-reader rows) for the test to read
+    serverSettings(settings, { ignore: ['GG101'] });
     const terminalSettings = path.join(settings, '@jupyterlab', 'terminal-extension');
     fs.mkdirSync(terminalSettings, { recursive: true });
     fs.writeFileSync(path.join(terminalSettings, 'plugin.jupyterlab-settings'), JSON.stringify({ screenReaderMode: true }));
@@ -286,6 +309,7 @@ async function main() {
         await page.goto(`http://127.0.0.1:${port}/lab/tree/${NOTEBOOK}?token=${token}`);
         await page.locator(CELL_EDITORS).nth(2).waitFor({ state: 'visible', timeout: 90_000 });
         log('notebook open');
+        await ignored(page, published, settings);
         await scenario(page, dir, published);
         const status = await (await fetch(`http://127.0.0.1:${port}/lsp/status?token=${token}`)).json();
         const sessions = Object.keys(status.sessions);
