@@ -2,7 +2,8 @@
 folders analysed in the background, their findings in the editor's Problems panel.
 
 The server does not analyse them itself. A scan process (``python -m gradguard.lsp.workspace``)
-does what ``gradguard check`` does, at a lower CPU priority: the same discovery (``.gitignore``,
+does what ``gradguard check`` does, on CPU time nothing else wants (Linux's ``SCHED_IDLE``;
+elsewhere the lowest ``nice``): the same discovery (``.gitignore``,
 ``exclude``, virtual environments), the same ``.gradguard_cache`` and the same isolated worker
 processes. It writes one JSON line per file as soon as that file is known, cached or analysed.
 The event loop reads the lines, publishes each file's diagnostics and keeps only what the file
@@ -16,6 +17,7 @@ are never overwritten by the scan's.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import signal
@@ -26,9 +28,14 @@ from typing import IO, Optional
 from lsprotocol import types as lsp
 from pygls import uris
 
+from ..cache import finding_from_data
 from ..config import load_project_config
+from ..notebook_lines import NotebookText
+from ..sources import SourceError, read_python
+from .convert import Positions, diagnostic
+from .documents import Snapshot
 
-NICENESS = 10  # the scan and its workers yield the CPU to the open documents' analysis
+NICENESS = 19  # without SCHED_IDLE: the scan and its workers yield the CPU all they can
 SAVE_EVERY_SECONDS = 10.0  # the scan's cache is written this often, so a stopped scan keeps its work
 REPORT_EVERY_SECONDS = 0.5  # $/progress reports at most this often
 LINE_LIMIT = 64 * 2**20  # one file's findings on one line
@@ -43,14 +50,13 @@ def scan(request: dict, out: IO[str]) -> None:
     a list) as ``gradguard check`` would, writing ``{"total": n}``, then one line per file:
     ``{"path", "findings", "deps"}``, ``{"path", "error"}`` (unreadable, does not parse) or
     ``{"path", "internal"}`` (an internal error)."""
-    from ..cache import DIRNAME, Cache, finding_from_data, finding_to_data
+    from ..cache import DIRNAME, Cache, finding_to_data
     from ..cli import _died, analyse_file, batches
     from ..discovery import discover
     from ..resolve import hold_stamps
     from ..workers import run_isolated
 
-    if hasattr(os, "nice"):
-        os.nice(NICENESS)  # inherited by the workers it forks
+    _yield_cpu()  # inherited by the workers it forks
     # stopped by the server: leave through run_isolated's ``finally``, which ends the workers
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     only = set(request["only"]) if request.get("only") is not None else None
@@ -107,6 +113,15 @@ def scan(request: dict, out: IO[str]) -> None:
 
 
 # --- the server's side -----------------------------------------------------------------------------
+
+def _yield_cpu() -> None:
+    """Run on CPU time nothing else wants (Linux's SCHED_IDLE), else at the lowest priority."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        if hasattr(os, "nice"):
+            os.nice(NICENESS)
+
 
 def _scope_key(editor) -> tuple:
     """What the published diagnostics depend on among the editor settings."""
@@ -290,17 +305,16 @@ class WorkspaceScope:
 
     def _take(self, path: str, item: dict) -> None:
         """One file's line: its diagnostics published (unless it is open), its dependencies kept."""
-        from ..cache import finding_from_data
-
         self.deps[path] = tuple(map(os.path.abspath, item.get("deps", ())))
         uri = uris.from_fs_path(path)
         if "internal" in item:
             self.server.log(item["internal"], lsp.MessageType.Error)
-        if self._is_open(uri) or "findings" not in item:
-            return  # (a file that cannot be read or parsed has no findings to show)
+        raw = item.get("findings")  # (none: the file cannot be read or parsed)
+        if self._is_open(uri) or raw is None or not (raw or uri in self.shown):
+            return
         config = load_project_config(os.path.dirname(path)).with_editor(self.server.editor)
         own = os.path.normcase(path)
-        findings = [f for f in config.apply(map(finding_from_data, item["findings"]))
+        findings = [f for f in config.apply(map(finding_from_data, raw))
                     if os.path.normcase(os.path.abspath(f.location.path)) == own]
         if findings or uri in self.shown:
             self._publish(uri, _diagnostics(self.server, path, uri, findings))
@@ -320,13 +334,6 @@ class WorkspaceScope:
 def _diagnostics(server, path: str, uri: str, findings: list) -> list[lsp.Diagnostic]:
     """Diagnostics of a file as it is on disk; a notebook's at the lines of its ``.ipynb`` file
     (where its cell text sits), each message saying which cell and line it means."""
-    import dataclasses
-
-    from ..notebook_lines import NotebookText
-    from ..sources import SourceError, read_python
-    from .convert import Positions, diagnostic
-    from .documents import Snapshot
-
     if not findings:
         return []
     try:

@@ -11,8 +11,9 @@
 // hover, quick fixes applied from Ctrl+. (the fixed files then run clean under torch), settings
 // changed in .vscode/settings.json taking effect without a reload, and one clear message for a
 // broken `gradguard.interpreter`; then the graph picture (opened with "GradGuard: Show Graph",
-// a click on a node moves the cursor), a code lens and an inlay hint. Screenshots: vscode-*.png
-// (see SHOTS below).
+// a click on a node moves the cursor), a code lens and an inlay hint; then
+// `gradguard.diagnosticScope: "workspace"` filling Problems for a file never opened. Screenshots:
+// vscode-*.png (see SHOTS below).
 //
 // Environment: GRADGUARD_E2E_CACHE (default .e2e), GRADGUARD_E2E_TORCH_PYTHON (a python with
 // torch, default python3), GRADGUARD_E2E_SCREENSHOTS (default .e2e/screenshots),
@@ -471,6 +472,7 @@ async function scenario(page, workspace) {
     await shot(page, '10-notebook');
 
     await graphScenario(page, workspace);
+    await workspaceScenario(page, workspace);
 }
 
 /** The graph webview's document (code-server nests each webview's page in two iframes, and
@@ -565,6 +567,57 @@ async function graphScenario(page, workspace) {
         return text && text.includes(`graph_follow.py, line ${followLine}`) && text;
     }, 20_000);
     check('the picture follows the finding under the cursor', followed.includes('loss1.backward()'), `line ${followLine}`);
+}
+
+/** The Problems panel's rows under the file row of `name` (file rows name the file; marker rows follow it). */
+async function problemsOf(page, name) {
+    const rows = await problemsRows(page);
+    const start = rows.findIndex((t) => t.startsWith(name));
+    if (start < 0) return [];
+    const end = rows.findIndex((t, i) => i > start && /\.(py|ipynb)/.test(t) && !/\[Ln \d+/.test(t));
+    return rows.slice(start + 1, end < 0 ? rows.length : end);
+}
+
+async function workspaceScenario(page, workspace) {
+    // 9. gradguard.diagnosticScope "workspace": a file never opened gets its problem in the
+    // Problems panel; fixed on disk, it goes (the client's file watcher tells the server); the
+    // bug back, it is back; "openFiles" again takes it away.
+    const file = path.join(workspace, 'never_opened.py');
+    const buggy = fs.readFileSync(file, 'utf8');
+    const line = buggy.split('\n').findIndex((l) => l.includes('scores.numpy()')) + 1;
+    const bad = runWithTorch(file);
+    check('never_opened.py raises under torch (the ground truth of its finding)', !bad.ok && /Can't call numpy\(\) on Tensor that requires grad/.test(bad.out), bad.out);
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+B'); // the side bar back: the Explorer shows the file, not opened
+    await page.keyboard.press('Control+Shift+M');
+    await page.locator('.markers-panel').waitFor({ state: 'visible' });
+    await command(page, 'View: Toggle Maximized Panel'); // every file's rows in view (the list is virtual)
+    const before = await problemsOf(page, 'never_opened.py');
+    check('openFiles (the default): nothing for a file never opened', before.length === 0, JSON.stringify(before));
+    writeWorkspaceSettings(workspace, { 'gradguard.diagnosticScope': 'workspace' });
+    const rows = await waitFor('a Problems row for never_opened.py', async () => {
+        const r = await problemsOf(page, 'never_opened.py');
+        return r.some((t) => t.includes('GG107')) && r;
+    }, 90_000);
+    const row = rows.find((t) => t.includes('GG107'));
+    check('workspace scope: GG107 of the never-opened file in Problems, on its raising line',
+        /Can't call numpy\(\) on Tensor that requires grad/.test(row) && row.includes(`[Ln ${line}, Col`), row);
+    const opened = await page.locator('.tabs-container .tab', { hasText: 'never_opened.py' }).count();
+    check('never_opened.py was never opened in an editor', opened === 0, `${opened} tab(s)`);
+    await shot(page, '16-workspace-problems');
+
+    fs.writeFileSync(file, buggy.replace('scores.numpy()', 'scores.detach().numpy()'));
+    const fixed = runWithTorch(file);
+    check('fixed on disk, never_opened.py runs clean under torch', fixed.ok, fixed.out);
+    await waitFor('the row to go once the file is fixed on disk', async () => (await problemsOf(page, 'never_opened.py')).length === 0, 60_000);
+    check('a file changed on disk is analysed again (workspace/didChangeWatchedFiles)', true);
+    fs.writeFileSync(file, buggy);
+    await waitFor('the row to come back with the bug', async () => (await problemsOf(page, 'never_opened.py')).some((t) => t.includes('GG107')), 60_000);
+    check('the bug written back is found again', true);
+    writeWorkspaceSettings(workspace, {});
+    await waitFor('"openFiles" to take the row away', async () => (await problemsOf(page, 'never_opened.py')).length === 0, 30_000);
+    check('diagnosticScope back to "openFiles" clears what the workspace scan published', true);
+    await command(page, 'View: Toggle Maximized Panel');
 }
 
 function dumpLogs(userDir, serverLog) {
