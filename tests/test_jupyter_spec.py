@@ -3,7 +3,8 @@ valid in the shape jupyter-lsp checks, and its command starts a server that answ
 
 jupyterlab-lsp sends a notebook as one Python text document named like the notebook
 (``.../name.ipynb``, language ``python``, the code cells joined by blank lines): the server must
-analyse that text as Python, not look for notebook JSON. The JupyterLab end-to-end test
+analyse that text as Python, not look for notebook JSON, and its quick fixes must be edits of
+that text that leave the other cells alone. The JupyterLab end-to-end test
 (tests/e2e/test_jupyterlab.py) shows the same in a real JupyterLab.
 """
 from __future__ import annotations
@@ -97,7 +98,7 @@ def client():
             c.proc.wait()
 
 
-def test_the_command_answers_initialize_and_analyses_a_virtual_notebook(client, tmp_path):
+def test_the_command_answers_initialize_and_serves_a_virtual_notebook(client, tmp_path):
     reply = client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
     result = reply["result"]
     assert result["serverInfo"] == {"name": "gradguard", "version": __version__}
@@ -116,3 +117,29 @@ def test_the_command_answers_initialize_and_analyses_a_virtual_notebook(client, 
     (d,) = diags["diagnostics"]
     line = text.splitlines()[d["range"]["start"]["line"]]
     assert d["code"] == "GG101" and line.strip() == "l.backward()"
+
+    # its quick fix is an edit of that text, which a client with code actions would map to the
+    # cells (jupyterlab-lsp 5.3.0 has none: docs/editors.md); applied, the notebook is clean
+    actions = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": d["range"], "context": {"diagnostics": [d]}})["result"]
+    (no_grad,) = [a for a in actions if "no_grad" in a["title"]]
+    fixed = _apply(text, no_grad["edit"]["changes"][uri])
+    fixed_cells = fixed.split("\n\n\n")
+    assert len(fixed_cells) == 3 and fixed_cells[1:] == text.split("\n\n\n")[1:]
+    assert fixed_cells[0].endswith("with torch.no_grad():\n    Y = torch.mm(X, true_W) + true_b")
+    client.send({"method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]}})
+    assert client.wait_for("textDocument/publishDiagnostics")["params"]["diagnostics"] == []
+
+
+def _apply(text: str, edits: list[dict]) -> str:
+    """LSP text edits applied to an ASCII text (character offsets are UTF-16 units)."""
+    lines = text.splitlines(keepends=True)
+    starts = [sum(map(len, lines[:i])) for i in range(len(lines) + 1)]
+
+    def offset(pos: dict) -> int:
+        return starts[pos["line"]] + pos["character"]
+
+    for edit in sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True):
+        text = text[:offset(edit["range"]["start"])] + edit["newText"] + text[offset(edit["range"]["end"]):]
+    return text
