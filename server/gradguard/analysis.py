@@ -84,7 +84,7 @@ class Positions:
 
 
 class Analysis:
-    def __init__(self, path: str, findings: list, engine: Optional[Engine], positions: Optional[Positions],
+    def __init__(self, path: str, findings: list, facts: Optional[Facts], positions: Optional[Positions],
                  main: Optional[ModuleInfo], dependencies: tuple = (), truncated: tuple = ()):
         self.path = path
         self.findings: list[Finding] = findings
@@ -92,16 +92,12 @@ class Analysis:
         self.dependencies: tuple[str, ...] = dependencies
         # (path, line) of the code left unanalysed over budget: findings there are not reported
         self.truncated: tuple[tuple[str, int], ...] = truncated
-        self._engine, self._positions, self._main = engine, positions, main
-        self._facts: Optional[Facts] = None  # the hover index, built on first use
+        self._positions, self._main = positions, main
+        self._facts = facts
 
     @property
     def facts(self) -> Optional[Facts]:
-        """The hover index (None when the analysis kept no facts); plain data once built."""
-        if self._engine is None:
-            return None
-        if self._facts is None:
-            self._facts = Facts(self._engine, self._positions, self._main)
+        """The hover index (None when the analysis kept no facts): plain data."""
         return self._facts
 
     def fact_at(self, line: int, column: int, cell: Optional[int] = None):
@@ -297,12 +293,14 @@ def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
         log.info("%s: over the analysis budget, left unanalysed: %s", path,
                  ", ".join(f"{os.path.basename(p)}:{line}" for p, line in truncated[:10]))
     remember_tree(path, text, tree)
-    if not facts:
-        main.release(end.globals if end is not None else {})
-        engine.release_segs()
-        release_retired()
-    return Analysis(path, findings, engine if facts else None, positions, main, project.dependencies(path),
-                    truncated)
+    # the hover index is built now, as plain data, so that this analysis's values can be let go
+    # (modules retired from the cache are released only then: kept, they grew a long-lived
+    # editor or benchmark process by some 50 MB per 300 files, and each collector pass with it)
+    index = Facts(engine, positions, main) if facts else None
+    main.release(end.globals if end is not None else {})
+    engine.release_segs()
+    release_retired()
+    return Analysis(path, findings, index, positions, main, project.dependencies(path), truncated)
 
 
 
