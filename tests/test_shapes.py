@@ -124,6 +124,8 @@ FUNCTION_CALLS = {
     "torch.matmul": [((a(), torch.rand(4, 5)), {}), ((row(), row()), {}), ((torch.rand(2, 3, 4), row()), {})],
     "torch.mm": [((a(), torch.rand(4, 5)), {})],
     "torch.stack": [(([a(), a()],), {}), (([a(), a()],), {"dim": 1}), (([scalar()],), {}), (((row(), row(), row()), -1), {})],
+    "torch.gather": [((a(), 1, torch.zeros(3, 1, dtype=torch.long)), {}),
+                     ((a(), 0), {"index": torch.zeros(1, 1, dtype=torch.long)})],
 }
 
 
@@ -154,6 +156,8 @@ METHOD_CALLS = {
     "squeeze": [((), {}), ((0,), {})],
     "transpose": [((0, 1), {}), ((1, 0), {})], "t": [((), {})],
     "matmul": [((torch.rand(4, 2),), {}), ((row(),), {})], "mm": [((torch.rand(4, 2),), {})],
+    "to": [((torch.float64,), {}), ((), {"dtype": torch.float16})],
+    "gather": [((1, torch.zeros(1, 1, dtype=torch.long)), {}), ((0,), {"index": torch.zeros(1, 1, dtype=torch.long)})],
 }
 
 
@@ -258,6 +262,7 @@ MODULE_CALLS = {
     "torch.nn.BatchNorm2d": [((2,), torch.rand(2, 2, 3, 3))],
     "torch.nn.Linear": [((4, 6), a()), ((4, 1), torch.rand(1, 4)), ((4, 2), row())],
     "torch.nn.Flatten": [((), torch.rand(2, 3, 4)), ((0,), torch.rand(2, 3)), ((1, 2), torch.rand(2, 3, 4, 5))],
+    "torch.nn.Unflatten": [((1, (2, 3)), torch.rand(4, 6)), ((-1, (1, 1)), torch.rand(5, 1)), ((0, [2, 2]), row())],
     # batched and unbatched; one output channel, one input: the batch keeps it several
     **{f"torch.nn.Conv{d}d": [((3, 5, 3), torch.rand(2, 3, *[6] * d)), ((3, 1, 3), torch.rand(3, *[6] * d)),
                               ((3, 1, 1), torch.rand(4, 3, *[1] * d))] for d in (1, 2, 3)},

@@ -292,6 +292,9 @@ def result(kind: str, args: Sequence, kwargs: dict) -> Shape:
         return squeeze(first, dim) if dim is None or type(dim) is int else _numel_kept(first)
     if kind == "transpose":
         return transpose(first, _arg(args, kwargs, 1, "dim0", 0), _arg(args, kwargs, 2, "dim1", 1))
+    if kind == "gathered":
+        index = _arg(args, kwargs, 2, "index")
+        return index.shape if type(index) is Of else None
     if kind == "matmul":
         other = _arg(args, kwargs, 1, "other")
         return matmul(first, other.shape if type(other) is Of else None)
@@ -356,6 +359,13 @@ def module(kind: str, args: Sequence, kwargs: dict, inputs: Sequence) -> Shape:
         return last_dim(first, _arg(args, kwargs, 1, "out_features"))
     if kind == "flatten":
         return flatten(first, _arg(args, kwargs, 0, "start_dim", 1), _arg(args, kwargs, 1, "end_dim", -1))
+    if kind == "unflatten":
+        dim, sizes = _arg(args, kwargs, 0, "dim"), _arg(args, kwargs, 1, "unflattened_size")
+        if type(first) is not tuple or type(dim) is not int or type(sizes) not in (tuple, list) \
+                or not -len(first) <= dim < len(first):
+            return _numel_kept(first)
+        dim %= len(first)
+        return first[:dim] + tuple(d if type(d) is int and d >= 0 else None for d in sizes) + first[dim + 1:]
     if kind.startswith(("conv", "pool")):
         # (N, C, *spatial) or unbatched (C, *spatial): the batch stays, a convolution's channels
         # become its out_channels, a pooling's stay; the spatial sizes are not followed

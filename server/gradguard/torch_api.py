@@ -299,6 +299,7 @@ RETAIN_GRAD = "retain_grad"
 #   reverse: x.T (every dim reversed); swap_last: x.mT (the last two swapped);
 #   whole: one element when called on the tensor alone (max(x)); max(x, dim) is not followed;
 #   norm: like reduce, but the dim is the third argument (p comes first);
+#   gathered: the shape of the ``index`` (x.gather(dim, index));
 #   view / flatten / unsqueeze / squeeze / transpose / matmul / stack: as those ops do.
 # Ops not listed here give a shape nothing is known of.
 _SAME_FUNCTIONS = ("neg", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "log1p", "expm1",
@@ -318,11 +319,12 @@ SHAPE_FUNCTIONS = {
     "torch.max": "whole", "torch.min": "whole", "torch.norm": "norm",
     "torch.flatten": "flatten", "torch.reshape": "view", "torch.unsqueeze": "unsqueeze",
     "torch.squeeze": "squeeze", "torch.transpose": "transpose", "torch.t": "transpose",
-    "torch.matmul": "matmul", "torch.mm": "matmul", "torch.stack": "stack",
+    "torch.matmul": "matmul", "torch.mm": "matmul", "torch.stack": "stack", "torch.gather": "gathered",
 }
 SHAPE_METHODS = {
     **{n: "same" for n in _SAME_FUNCTIONS + ("contiguous", "float", "double", "half", "cpu",
-                                              "detach")},
+                                              "detach", "long", "int", "bool", "to")},
+    "gather": "gathered",
     **{n: "broadcast" for n in ("add", "sub", "mul", "div", "pow", "maximum", "minimum",
                                 "clamp", "clip")},
     **{n: "reduce" for n in ("sum", "mean", "prod", "logsumexp", "amax", "amin")},
@@ -367,13 +369,14 @@ LOSS_SHAPES = {
     **{f"torch.nn.{n}": ("class", 1) for n in ("CrossEntropyLoss", "NLLLoss")},
 }
 # Modules: same (the input's shape), linear (the last dim becomes the constructor's
-# out_features, its 2nd argument), flatten (nn.Flatten(start_dim=1, end_dim=-1)).
+# out_features, its 2nd argument), flatten (nn.Flatten(start_dim=1, end_dim=-1)), unflatten
+# (nn.Unflatten(dim, sizes): that dim becomes the sizes).
 MODULE_SHAPES = {
     **{f"torch.nn.{n}": "same" for n in ("ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU",
                                          "Mish", "Hardswish", "Hardtanh", "Softplus", "Sigmoid",
                                          "Tanh", "Softmax", "LogSoftmax", "Dropout", "Identity",
                                          "LayerNorm", "BatchNorm1d", "BatchNorm2d", "PReLU")},
-    "torch.nn.Linear": "linear", "torch.nn.Flatten": "flatten",
+    "torch.nn.Linear": "linear", "torch.nn.Flatten": "flatten", "torch.nn.Unflatten": "unflatten",
     **{f"torch.nn.Conv{d}d": f"conv{d}" for d in (1, 2, 3)},
     **{f"torch.nn.{kind}Pool{d}d": f"pool{d}" for kind in ("Max", "Avg") for d in (1, 2, 3)},
 }
