@@ -1,6 +1,6 @@
-"""The blind set (tests/blind/) under real torch: every program does what its marks say.
+"""The blind sets (tests/blind/, tests/blind2/) under real torch: every program does what its marks say.
 
-The set reproduces real user reports (tests/blind/README.md); it is for measuring GradGuard
+Each set reproduces real user reports (its README.md); the sets are for measuring GradGuard
 (bench/blind.py), so nothing here asserts GradGuard's verdicts. What is checked is that each
 label is what torch 2.13 does, with the same rules as the fixture corpus: the oracle run and the
 comparison are test_fixtures' own (``discover``, ``expectations``, ``test_oracle``).
@@ -17,8 +17,9 @@ import pytest
 
 import test_fixtures as corpus  # not `from ... import test_oracle`: pytest would collect it here
 
-BLIND = corpus.TESTS / "blind"
-CASES = corpus.discover(BLIND)
+SETS = {"blind": 36, "blind2": 30}  # directory -> at least this many report/fix pairs
+CASES_BY_SET = {name: corpus.discover(corpus.TESTS / name) for name in SETS}
+CASES = [case for cases in CASES_BY_SET.values() for case in cases]
 SOURCE = re.compile(r"#\s*Source:\s*https?://\S+")
 
 
@@ -26,29 +27,40 @@ def _name(case: corpus.Case) -> str:
     return case.path.name.removesuffix(".py")
 
 
-def test_the_set():
-    """36+ report/fix pairs named <topic>_bug / <topic>_ok; every file's first line cites its
-    report; fixed twins carry no mark; at least 36 buggy programs carry one."""
-    names = {_name(c) for c in CASES}
+@pytest.mark.parametrize("blind_set", list(SETS))
+def test_the_set(blind_set: str):
+    """Report/fix pairs named <topic>_bug / <topic>_ok, at least the set's minimum of them; every
+    file's first line cites its report; fixed twins carry no mark; at least that many buggy
+    programs carry one."""
+    cases, minimum = CASES_BY_SET[blind_set], SETS[blind_set]
+    names = {_name(c) for c in cases}
     bugs = {n.removesuffix("_bug") for n in names if n.endswith("_bug")}
     oks = {n.removesuffix("_ok") for n in names if n.endswith("_ok")}
     assert names == {t + "_bug" for t in bugs} | {t + "_ok" for t in oks}, "programs not named <topic>_bug/_ok"
     assert bugs == oks, f"unpaired topics: {sorted(bugs ^ oks)}"
-    assert len(bugs) >= 36
-    for case in CASES:
+    assert len(bugs) >= minimum
+    for case in cases:
         first = case.entry.read_text(encoding="utf-8").splitlines()[0]
         assert SOURCE.match(first), f"{case.id}: the first line must cite the report (# Source: URL)"
-    marked = [c for c in CASES if _name(c).endswith("_bug") and corpus.expectations(c)]
-    assert len(marked) >= 36
-    for case in CASES:
+    marked = [c for c in cases if _name(c).endswith("_bug") and corpus.expectations(c)]
+    assert len(marked) >= minimum
+    for case in cases:
         if _name(case).endswith("_ok"):
             assert not corpus.expectations(case), f"{case.id}: a fixed twin must be unmarked"
+
+
+def test_sets_cite_distinct_reports():
+    """No report is reproduced twice, within a set or across the two."""
+    cited = [case.entry.read_text(encoding="utf-8").splitlines()[0].split("Source:", 1)[-1].strip()
+             for case in CASES if _name(case).endswith("_bug")]
+    repeated = sorted({url for url in cited if cited.count(url) > 1})
+    assert not repeated, f"reports used by more than one topic: {repeated}"
 
 
 @pytest.fixture(scope="module")
 def torch_results() -> dict[str, dict]:
     proc = subprocess.run([sys.executable, str(corpus.ORACLE), *(str(c.path) for c in CASES)],
-                          capture_output=True, text=True, timeout=900, cwd=corpus.REPO)
+                          capture_output=True, text=True, timeout=1800, cwd=corpus.REPO)
     assert proc.returncode == 0, f"oracle failed:\n{proc.stderr[-4000:]}"
     return {str(Path(k).resolve()): v for k, v in json.loads(proc.stdout).items()}
 
