@@ -4,7 +4,8 @@ Variable(..., requires_grad=True) and only then moves it with .cuda(), so the te
 VanillaGrad is the (non-leaf) result of the move. After the backward, VanillaGrad reads x.grad,
 which is None ("AttributeError: 'NoneType' object has no attribute 'data'"). This CPU-only copy
 moves tensor and model with .double() where the script calls .cuda(): a cast that autograd
-records the same way. VanillaGrad's retain_graph=True keeps a graph that nothing walks again. A small conv net replaces the pretrained VGG19, a random image the raccoon."""
+records the same way. VanillaGrad's retain_graph=True keeps a graph that nothing walks again. A
+small conv net replaces the pretrained VGG19, a random image the raccoon."""
 import numpy as np
 import torch
 import torch.nn as nn
