@@ -5,10 +5,11 @@ The server does not analyse them itself. A scan process (``python -m gradguard.l
 does what ``gradguard check`` does, on CPU time nothing else wants (Linux's ``SCHED_IDLE``;
 elsewhere the lowest ``nice``): the same discovery (``.gitignore``,
 ``exclude``, virtual environments), the same ``.gradguard_cache`` and the same isolated worker
-processes. It writes one JSON line per file as soon as that file is known, cached or analysed.
-The event loop reads the lines, publishes each file's diagnostics and keeps only what the file
-depended on (the project modules its analysis read, ``Analysis.dependencies``): a changed file
-is analysed again with the files that read it, and nothing else. Findings are not kept.
+processes. It writes a JSON line for each file with findings (or whose diagnostics the server
+must take back) as soon as that file is known, cached or analysed; a clean file costs the
+server nothing. The event loop publishes each line's diagnostics and keeps only the URIs it has
+published to. A changed file is analysed again with the files that read it, and nothing else:
+the cache's entries name the project modules each analysis read (``Analysis.dependencies``).
 
 Open documents are the editor's business (server.py): their own analysis runs in the
 analysis process at normal priority, is never queued behind the scan, and their diagnostics
@@ -45,11 +46,37 @@ _PACKAGE_HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
 
 # --- the scan process ------------------------------------------------------------------------------
 
+def _readers(cache, files: list[str], changed: list[str]) -> list[str]:
+    """Of ``files``, those changed and those whose cached analysis read a changed file (or a
+    file under a changed folder): the project modules an analysis read are its entry's
+    ``deps`` (``Analysis.dependencies``, what the import reach followed)."""
+    try:
+        with open(cache.file, encoding="utf-8") as fh:
+            entries = json.load(fh)
+    except (OSError, ValueError):
+        entries = {}
+    gone = set(changed)
+    under = tuple(path + os.sep for path in changed)
+
+    def touched(path: str) -> bool:
+        return path in gone or path.startswith(under)
+    out = []
+    for path in files:
+        entry = entries.get(path) if type(entries) is dict else None
+        deps = entry.get("deps") if type(entry) is dict else None
+        if touched(path) or (type(deps) is dict and any(map(touched, deps))):
+            out.append(path)
+    return out
+
+
 def scan(request: dict, out: IO[str]) -> None:
-    """Analyse the files of ``request["folders"]`` (only those in ``request["only"]`` when it is
-    a list) as ``gradguard check`` would, writing ``{"total": n}``, then one line per file:
-    ``{"path", "findings", "deps"}``, ``{"path", "error"}`` (unreadable, does not parse) or
-    ``{"path", "internal"}`` (an internal error)."""
+    """Analyse the files of ``request["folders"]`` as ``gradguard check`` would (with
+    ``request["changed"]``, a list of paths: only those and the files that read them), writing
+    one line per file that has findings or is in ``request["shown"]``: ``{"path", "findings"}``
+    (raw, as the cache keeps them) or ``{"path", "error"}``, ``{"path", "internal"}`` (each
+    with ``done``, the files done so far);
+    ``{"total": n}`` first, ``{"done": n}`` now and then, ``{"end": n, "paths": [...]}`` last
+    (the paths analysed, after a change only)."""
     from ..cache import DIRNAME, Cache, finding_to_data
     from ..cli import _died, analyse_file, batches
     from ..discovery import discover
@@ -59,26 +86,34 @@ def scan(request: dict, out: IO[str]) -> None:
     _yield_cpu()  # inherited by the workers it forks
     # stopped by the server: leave through run_isolated's ``finally``, which ends the workers
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    only = set(request["only"]) if request.get("only") is not None else None
+    changed = request.get("changed")
+    shown = set(request.get("shown", ()))
     groups, seen = [], set()
     for folder in request["folders"]:
         config = load_project_config(folder)
-        files = [f for f in map(os.path.abspath, discover([folder], config.excludes).files)
-                 if f not in seen and (only is None or f in only)]
+        files = [f for f in map(os.path.abspath, discover([folder], config.excludes).files) if f not in seen]
         seen.update(files)
         home = config.root if config.source else folder  # as the CLI run from the folder
-        groups.append((files, Cache(os.path.join(home, DIRNAME), {"analysis": 1})))
+        cache = Cache(os.path.join(home, DIRNAME), {"analysis": 1})
+        groups.append((files if changed is None else _readers(cache, files, changed), cache))
 
-    def emit(path: str, result: tuple) -> None:
-        if result[0] == "ok":
-            line = {"path": path, "findings": [finding_to_data(f) for f in result[1]], "deps": list(result[2])}
-        else:
-            line = {"path": path, result[0]: result[1]}
+    def write(line: dict) -> None:
         out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
         out.flush()
 
-    out.write(json.dumps({"total": sum(len(files) for files, _ in groups)}) + "\n")
-    out.flush()
+    done, told = [0], [time.monotonic()]
+
+    def emit(path: str, result: tuple) -> None:
+        done[0] += 1
+        if result[0] == "ok" and (result[1] or path in shown):
+            write({"path": path, "findings": [finding_to_data(f) for f in result[1]], "done": done[0]})
+        elif result[0] != "ok":
+            write({"path": path, result[0]: result[1], "done": done[0]})
+        elif time.monotonic() - told[0] > REPORT_EVERY_SECONDS:
+            write({"done": done[0]})
+            told[0] = time.monotonic()
+
+    write({"total": sum(len(files) for files, _ in groups)})
     jobs = max(1, int(request.get("jobs") or os.cpu_count() or 1))
     for files, cache in groups:
         todo = []
@@ -89,7 +124,7 @@ def scan(request: dict, out: IO[str]) -> None:
                 if entry is not None and "error" in entry:
                     emit(path, ("error", str(entry["error"])))
                 elif entry is not None:
-                    emit(path, ("ok", [finding_from_data(d) for d in entry["findings"]], entry["deps"]))
+                    emit(path, ("ok", [finding_from_data(d) for d in entry["findings"]]))
             except (KeyError, TypeError, ValueError):  # damaged by hand: analysed again
                 entry = None
             if entry is None:
@@ -110,6 +145,7 @@ def scan(request: dict, out: IO[str]) -> None:
         run_isolated(batches(todo, jobs), jobs, analyse_file, record, _died)
         hold_stamps(False)
         cache.save()
+    write({"end": done[0], "paths": None if changed is None else sorted(f for files, _ in groups for f in files)})
 
 
 # --- the server's side -----------------------------------------------------------------------------
@@ -134,11 +170,10 @@ class WorkspaceScope:
 
     def __init__(self, server) -> None:
         self.server = server
-        self.deps: dict[str, tuple[str, ...]] = {}  # analysed path -> the project files it read
-        self.shown: set[str] = set()  # URIs holding diagnostics published from a scan
+        self.shown: dict[str, str] = {}  # URI -> path of the files holding diagnostics from a scan
         self.jobs = 0  # the scan's worker processes (0: one per core, like gradguard check)
         self._key: Optional[tuple] = None
-        self._pending: Optional[set] | bool = None  # True: every file; a set: these paths
+        self._pending: Optional[set] | bool = None  # True: every file; a set: these changed paths
         self._task: Optional[asyncio.Task] = None
         self._proc: Optional[asyncio.subprocess.Process] = None
         self._watching = False
@@ -164,30 +199,28 @@ class WorkspaceScope:
         self._want(True, restart=True)
 
     def changed(self, changes: list[lsp.FileEvent]) -> None:
-        """``workspace/didChangeWatchedFiles``: the changed files and the files that read them."""
+        """``workspace/didChangeWatchedFiles``: the changed files and the files that read them
+        are analysed again; a deleted file's (or folder's) diagnostics go at once."""
         if not self.on:
             return
-        again: set[str] = set()
+        paths = set()
         for change in changes:
-            path = os.path.abspath(uris.to_fs_path(change.uri) or "")
+            path = uris.to_fs_path(change.uri)
             if not path:
                 continue
-            gone = [p for p in self.deps if p == path or p.startswith(path + os.sep)] \
-                if change.type == lsp.FileChangeType.Deleted else []
-            for old in gone:  # a file, or a folder with everything in it
-                self.deps.pop(old)
-                self._publish(uris.from_fs_path(old), [])
-            touched = set(gone) | {path}
-            again |= {p for p, deps in self.deps.items() if touched.intersection(deps)}
-            if change.type != lsp.FileChangeType.Deleted:
-                again.add(path)
-        if again:
-            self._want(again)
+            path = os.path.abspath(path)
+            paths.add(path)
+            if change.type == lsp.FileChangeType.Deleted:
+                for uri, old in list(self.shown.items()):
+                    if old == path or old.startswith(path + os.sep):
+                        self._publish(uri, old, [])
+        if paths:
+            self._want(paths)
 
     def opened(self, key: str) -> None:
         """A document opened: its own analysis speaks for it from now on."""
         if key in self.shown:
-            self._publish(key, [])
+            self._publish(key, self.shown[key], [])
 
     def closed(self, key: str) -> None:
         """A document closed: back to what is on disk."""
@@ -202,9 +235,8 @@ class WorkspaceScope:
             self._task.cancel()
             self._task = None
         self._kill()
-        for uri in list(self.shown):
-            self._publish(uri, [])
-        self.deps.clear()
+        for uri, path in list(self.shown.items()):
+            self._publish(uri, path, [])
 
     def close(self) -> None:
         """The server is shutting down: the scan ends with it."""
@@ -259,7 +291,8 @@ class WorkspaceScope:
         folders = [uris.to_fs_path(f.uri) for f in ws.folders.values()] or [ws.root_path]
         return [os.path.abspath(f) for f in folders if f and os.path.isdir(f)]
 
-    async def _scan(self, only: Optional[list[str]]) -> None:
+    async def _scan(self, changed: Optional[list[str]]) -> None:
+        """One scan: of everything (``changed`` None), or of the changed paths and their readers."""
         folders = self._folders()
         if not folders:
             return
@@ -268,66 +301,67 @@ class WorkspaceScope:
         self._proc = proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "gradguard.lsp.workspace", cwd=_PACKAGE_HOME, env=env, limit=LINE_LIMIT,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-        proc.stdin.write(json.dumps({"folders": folders, "only": only, "jobs": self.jobs}).encode() + b"\n")
+        request = {"folders": folders, "changed": changed, "shown": sorted(self.shown.values()), "jobs": self.jobs}
+        proc.stdin.write(json.dumps(request).encode() + b"\n")
         proc.stdin.close()
         self._tokens += 1
         progress = _Progress(self.server, f"gradguard-workspace-{self._tokens}",
-                             "GradGuard: analysing the workspace" if only is None
-                             else f"GradGuard: analysing {len(only)} changed file{'s' * (len(only) != 1)}")
-        seen: set[str] = set()
+                             "GradGuard: analysing the workspace" if changed is None
+                             else f"GradGuard: analysing {len(changed)} changed file{'s' * (len(changed) != 1)}")
+        told, end = set(), None
         try:
             header = json.loads(await proc.stdout.readline() or b"{}")
             total = int(header.get("total", 0))
             await progress.begin(total)
             while line := await proc.stdout.readline():
                 item = json.loads(line)
-                path = item["path"]
-                seen.add(path)
-                self._take(path, item)
-                progress.report(len(seen), total)
+                if "path" in item:
+                    told.add(item["path"])
+                    self._take(item["path"], item)
+                elif "end" in item:
+                    end = item
+                progress.report(item.get("done", len(told)), total)
                 await asyncio.sleep(0)  # one file at a time: requests and edits get their turn
             status = await proc.wait()
-            if status != 0:
+            if status != 0 or end is None:
                 self.server.log(f"GradGuard workspace scan ended with status {status}", lsp.MessageType.Error)
-            if only is None:  # files gone since the last full scan
-                for old in [p for p in self.deps if p not in seen]:
-                    self.deps.pop(old)
-                    self._publish(uris.from_fs_path(old), [])
-            else:  # changed files that discovery leaves out now (excluded, ignored, deleted)
-                for old in set(only) - seen:
-                    self.deps.pop(old, None)
-                    self._publish(uris.from_fs_path(old), [])
-            named = f": {', '.join(sorted(seen))}" if only is not None else ""  # what a change reached
-            self.server.log(f"GradGuard workspace scan: {len(seen)} file{'s' * (len(seen) != 1)}{named}")
+                return
+            # what showed diagnostics and was analysed clean was told; what was not analysed at
+            # all is gone (deleted, excluded, ignored since)
+            gone = set(self.shown.values()) if changed is None else set(changed)
+            for uri, path in list(self.shown.items()):
+                if path in gone and path not in told and not self._is_open(uri):
+                    self._publish(uri, path, [])
+            named = f": {', '.join(end['paths'])}" if end["paths"] is not None else ""  # what a change reached
+            self.server.log(f"GradGuard workspace scan: {end['end']} file{'s' * (end['end'] != 1)}{named}")
         finally:
-            progress.end(len(seen))
+            progress.end(end["end"] if end else len(told))
             _end(proc)
 
     def _take(self, path: str, item: dict) -> None:
-        """One file's line: its diagnostics published (unless it is open), its dependencies kept."""
-        self.deps[path] = tuple(map(os.path.abspath, item.get("deps", ())))
+        """One file's line: its diagnostics published, unless it is open."""
         uri = uris.from_fs_path(path)
         if "internal" in item:
             self.server.log(item["internal"], lsp.MessageType.Error)
         raw = item.get("findings")  # (none: the file cannot be read or parsed)
-        if self._is_open(uri) or raw is None or not (raw or uri in self.shown):
+        if raw is None or self._is_open(uri):
             return
         config = load_project_config(os.path.dirname(path)).with_editor(self.server.editor)
         own = os.path.normcase(path)
         findings = [f for f in config.apply(map(finding_from_data, raw))
                     if os.path.normcase(os.path.abspath(f.location.path)) == own]
         if findings or uri in self.shown:
-            self._publish(uri, _diagnostics(self.server, path, uri, findings))
+            self._publish(uri, path, _diagnostics(self.server, path, uri, findings))
 
     def _is_open(self, uri: str) -> bool:
         ws = self.server.workspace
         return uri in ws.text_documents or ws.get_notebook_document(notebook_uri=uri) is not None
 
-    def _publish(self, uri: str, items: list[lsp.Diagnostic]) -> None:
+    def _publish(self, uri: str, path: str, items: list[lsp.Diagnostic]) -> None:
         if items:
-            self.shown.add(uri)
+            self.shown[uri] = path
         else:
-            self.shown.discard(uri)
+            self.shown.pop(uri, None)
         self.server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=items))
 
 
