@@ -956,7 +956,16 @@ class Engine(TorchModel, Autograd):
         return value
 
     def e_Tuple(self, node, st):
-        return Tup(self.ev(e, st) for e in node.elts)
+        items = []
+        for e in node.elts:
+            if type(e) is ast.Starred:  # (a, *rest): rest's items in place, when it has positions
+                v = self.ev(e.value, st)
+                if type(v) is not Tup:
+                    return UNKNOWN  # where the items after it sit is not known
+                items.extend(v.items)
+            else:
+                items.append(self.ev(e, st))
+        return Tup(items)
 
     def allocate(self, oid, st: State) -> None:
         """A fresh object at an allocation site: forget what the previous one held."""
