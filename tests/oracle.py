@@ -360,8 +360,8 @@ class _Observer:
 
     def operated(self, args, kwargs, out) -> None:
         """One tensor operation ran (called by the TorchFunctionMode, outside the mode)."""
-        if self.internal or self.fixture is None:
-            return
+        if self.internal or self.fixture is None or not self.torch.is_grad_enabled():
+            return  # (no graph is made without grad; and torch refuses grad_fn of some views then)
         Tensor = self.torch.Tensor
         outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,))
                 if isinstance(o, Tensor) and o.grad_fn is not None]
