@@ -1,15 +1,17 @@
 """``gradguard.diagnosticScope: "workspace"`` over the real-code corpus, through the real server.
 
-    python bench/workspace_mode.py [--corpus DIR] [--edits-every 0.4] [--baseline-edits 20] [--warm-scans 8]
+    python bench/workspace_mode.py [--corpus DIR] [--edits-every 0.4] [--baseline-edits 20] [--rescans 8]
 
 On a temporary copy of the corpus (so that both caches start empty), prints:
-  * the wall time of ``gradguard check`` (all cores, its own empty cache; before the scans and
-    again after them) and of the server's workspace scan, from ``initialized`` to the end of its work-done progress, cold then warm
-    (the second session, which scans ``--warm-scans`` times, and the second check find their
-    caches filled);
-  * an open training script's edit -> diagnostics latency (debounce excluded) while the cold
-    scan runs, one edit every ``--edits-every`` seconds, and the same just before the scope
-    is switched to "workspace" and just after the scan (the machine's load on both sides);
+  * the wall time of ``gradguard check`` (all cores, its own empty cache, then warm; a cold one
+    again at the end, so that a change of the machine's load shows);
+  * the wall time of the server's workspace scan, from the switch of ``diagnosticScope`` to the
+    end of its work-done progress: cold, then warm in a second session, then ``--rescans``
+    times after the whole folder is reported changed (``didChangeWatchedFiles``, as after a
+    ``git checkout``: every file is looked up again and the cache answers);
+  * an open training script's edit -> diagnostics latency (debounce excluded), one edit every
+    ``--edits-every`` seconds: while each scan runs, and just before the switch and just after
+    the scan (the machine's load on both sides);
   * the server process's peak RSS (VmHWM), and the peak RSS seen of its analysis process and of
     the scan (its workers included), sampled every 0.2 s;
   * the load average before and after: the machine may be shared.
@@ -160,16 +162,12 @@ async def watch_memory(pid: int, peaks: dict, stop: asyncio.Event) -> None:
         await asyncio.sleep(0.2)
 
 
-def scope(client: Client, value: str) -> None:
-    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
-        settings={"gradguard": {"diagnosticScope": value}}))
-
-
-async def scan_session(root: Path, script: tuple[Path, str], every: float, baseline: int, scans: int,
+async def scan_session(root: Path, script: tuple[Path, str], every: float, baseline: int, rescans: int,
                        label: str) -> None:
-    """The open script is edited before the scans (scope "openFiles"), while each runs (from the
-    switch to "workspace" to the end of its progress; between two, "openFiles" again), and
-    after them: the machine's load on both sides of the figure that matters."""
+    """The open script is edited before the scan (scope "openFiles"), while it runs (from the
+    switch to "workspace" to the end of its progress) and after it: the machine's load on both
+    sides of the figure that matters. Then ``rescans`` times the whole folder is reported
+    changed (as after a ``git checkout``): every file is looked up again, the cache answers."""
     client = await session(root)
     pid = client._server.pid
     peaks = {"scan": 0.0, "analysis": 0.0}
@@ -188,25 +186,31 @@ async def scan_session(root: Path, script: tuple[Path, str], every: float, basel
         return done
     rng = random.Random(1)
     before = await edit_until(client, doc, counted(baseline), every, rng)
-    during, fills = [], []
-    for n in range(scans):
-        if n:
-            scope(client, "openFiles")
-            await asyncio.sleep(1)
-        client.ended.clear()
-        started = time.perf_counter()
-        scope(client, "workspace")
-        during += await edit_until(client, doc, client.ended.is_set, every, rng)
-        await client.ended.wait()
-        fills.append(client.ended_at - started)
+    started = time.perf_counter()
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
+        settings={"gradguard": {"diagnosticScope": "workspace"}}))
+    during = await edit_until(client, doc, client.ended.is_set, every, rng)
+    await client.ended.wait()
+    filled = client.ended_at - started
     after = await edit_until(client, doc, counted(baseline), every, rng)
-    times = f"{fills[0]:.1f} s" if scans == 1 else \
-        f"{statistics.median(fills):.1f} s (median of {scans}; {min(fills):.1f}-{max(fills):.1f} s)"
-    print(f"  {label}: workspace scan filled diagnostics in {times} "
+    print(f"  {label}: workspace scan filled diagnostics in {filled:.1f} s "
           f"({len(client.files_published)} files with findings published)")
     for name, values in (("before the scan", before), ("during the scan", during), ("after the scan", after)):
         if values:
             print(f"    open file edit -> diagnostics {name + ':':<17} {quantiles(values)}")
+    again, fills = [], []
+    for _ in range(rescans):
+        client.ended.clear()
+        started = time.perf_counter()
+        client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(changes=[
+            lsp.FileEvent(uri=root.as_uri(), type=lsp.FileChangeType.Changed)]))
+        again += await edit_until(client, doc, client.ended.is_set, every, rng)
+        await client.ended.wait()
+        fills.append(client.ended_at - started)
+    if rescans:
+        print(f"    the whole folder reported changed, {rescans} times: each scan {statistics.median(fills):.1f} s "
+              f"(median; {min(fills):.1f}-{max(fills):.1f} s)")
+        print(f"    open file edit -> diagnostics during them:  {quantiles(again)}")
     stop.set()
     await watcher
     print(f"    server peak RSS (VmHWM) {status_mb(pid, 'VmHWM'):.1f} MB; its analysis process up to "
@@ -220,7 +224,8 @@ async def main() -> None:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--edits-every", type=float, default=0.4)
     parser.add_argument("--baseline-edits", type=int, default=20)
-    parser.add_argument("--warm-scans", type=int, default=8, help="warm scans in a row (each is short)")
+    parser.add_argument("--rescans", type=int, default=8,
+                        help="warm: how many times the whole folder is reported changed")
     args = parser.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory(prefix="gradguard-workspace-bench-") as tmp:
@@ -233,8 +238,8 @@ async def main() -> None:
         cli_cache = Path(tmp, "cli-cache")
         print(f"  gradguard check, cold cache: {check(root, cli_cache):.1f} s")
         print(f"  gradguard check, warm cache: {check(root, cli_cache):.1f} s")
-        await scan_session(root, script, args.edits_every, args.baseline_edits, 1, "cold cache")
-        await scan_session(root, script, args.edits_every, 0, args.warm_scans, "warm cache")
+        await scan_session(root, script, args.edits_every, args.baseline_edits, 0, "cold cache")
+        await scan_session(root, script, args.edits_every, args.baseline_edits, args.rescans, "warm cache")
         # again, so that a change of the machine's load during the run shows
         print(f"  gradguard check, cold cache, after the scans: {check(root, Path(tmp, 'cli-cache-2')):.1f} s")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

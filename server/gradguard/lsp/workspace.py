@@ -307,7 +307,7 @@ class WorkspaceScope:
         self._tokens += 1
         progress = _Progress(self.server, f"gradguard-workspace-{self._tokens}",
                              "GradGuard: analysing the workspace" if changed is None
-                             else f"GradGuard: analysing {len(changed)} changed file{'s' * (len(changed) != 1)}")
+                             else "GradGuard: analysing what changed")
         told, end = set(), None
         try:
             header = json.loads(await proc.stdout.readline() or b"{}")
