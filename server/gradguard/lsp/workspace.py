@@ -320,7 +320,8 @@ class WorkspaceScope:
                     self._take(item["path"], item)
                 elif "end" in item:
                     end = item
-                progress.report(item.get("done", len(told)), total)
+                if "done" in item:
+                    progress.report(item["done"], total)
                 await asyncio.sleep(0)  # one file at a time: requests and edits get their turn
             status = await proc.wait()
             if status != 0 or end is None:
@@ -332,7 +333,7 @@ class WorkspaceScope:
             for uri, path in list(self.shown.items()):
                 if path in gone and path not in told and not self._is_open(uri):
                     self._publish(uri, path, [])
-            named = f": {', '.join(end['paths'])}" if end["paths"] is not None else ""  # what a change reached
+            named = f": {', '.join(end['paths'])}" if end["paths"] else ""  # what a change reached
             self.server.log(f"GradGuard workspace scan: {end['end']} file{'s' * (end['end'] != 1)}{named}")
         finally:
             progress.end(end["end"] if end else len(told))
