@@ -5,15 +5,14 @@
 //   node tests/e2e/jupyterlab/run.js
 //
 // The JupyterLab is the one in GRADGUARD_E2E_JUPYTER (a virtual environment where
-// `pip install -e .[jupyter]` ran; scripts/e2e_setup.sh makes $GRADGUARD_E2E_CACHE/jupyter-venv),
-// started on a temporary copy of tests/e2e/workspace/seed_notebook.ipynb with no configuration
-// of its own: jupyter-lsp must find GradGuard through its entry point. It checks, as a user sees
-// them: the GG101 squiggle on `l.backward()` in the third cell, the hover there (Ctrl + mouse,
-// jupyterlab-lsp's default), and the fix applied to the cell. jupyterlab-lsp 5.3.0 has no code
-// actions, so the fix is applied as a JupyterLab user can: the notebook saved,
-// `gradguard check --fix --unsafe-fixes` typed in JupyterLab's terminal, File > Reload Notebook
-// from Disk; the cell then holds the fix, the squiggle is gone, and the fixed notebook's cells
-// run clean under torch. Screenshots: jupyterlab-*.png.
+// `pip install -e .[jupyter]` ran and client/jupyterlab's extension is installed;
+// scripts/e2e_setup.sh makes $GRADGUARD_E2E_CACHE/jupyter-venv), started on a temporary copy of
+// tests/e2e/workspace/seed_notebook.ipynb with no configuration of its own: jupyter-lsp must find
+// GradGuard through its entry point. It checks, as a user sees them: the GG101 squiggle on
+// `l.backward()` in the third cell, the hover there (Ctrl + mouse, jupyterlab-lsp's default), and
+// the fix applied in the editor by gradguard-jupyterlab ("GradGuard: Quick fix" from the cell's
+// context menu, then Ctrl+.): the first cell changes, the squiggle goes, and the notebook saved
+// runs clean under torch. Screenshots: jupyterlab-*.png.
 //
 // Environment: GRADGUARD_E2E_JUPYTER, GRADGUARD_E2E_CACHE (default .e2e),
 // GRADGUARD_E2E_TORCH_PYTHON (a python with torch, default python3), GRADGUARD_E2E_SCREENSHOTS
@@ -144,14 +143,6 @@ async function hoverText(page, cell, needle, ready) {
     }, 30_000, 300);
 }
 
-/** A menu item: `menu(page, 'File', 'New', 'Terminal')`. */
-async function menu(page, top, ...items) {
-    await page.locator('.lm-MenuBar-itemLabel', { hasText: new RegExp(`^${top}$`) }).click();
-    for (const item of items) {
-        await page.locator('.lm-Menu:visible .lm-Menu-itemLabel', { hasText: new RegExp(`^${item}$`) }).last().click();
-    }
-}
-
 // ---- the scenario ---------------------------------------------------------------------------
 
 /** jupyterlab-lsp's settings for GradGuard (`serverSettings`, sent as workspace/didChangeConfiguration). */
@@ -199,46 +190,56 @@ async function scenario(page, dir, published) {
     await page.keyboard.up('Control');
     await page.mouse.move(5, 5);
 
-    // 3. the fix, applied to the cell: the CLI on the saved notebook, then reloaded from disk
+    // 3. the fix, in the editor (the gradguard-jupyterlab extension): the cursor on the finding,
+    // "GradGuard: Quick fix" from the cell's context menu or with Ctrl+., one fix picked from
+    // GradGuard's list; the first cell changes, the squiggle goes
     const before = await cellTexts(page);
-    await page.keyboard.press('Control+s');
-    await waitFor('the notebook to be saved', async () =>
-        !(await page.locator('.jp-mod-current.jp-mod-dirty').count()), 10_000);
-    await menu(page, 'File', 'New', 'Terminal');
-    const terminal = page.locator('.jp-Terminal .xterm');
-    await terminal.waitFor({ state: 'visible' });
-    await terminal.click();
-    await waitFor("the shell's prompt", async () => /[#$]$/.test((await terminal.textContent()).trim()), 30_000);
-    await page.keyboard.type(`gradguard check --fix --unsafe-fixes ${NOTEBOOK}\n`);
-    const onDisk = path.join(dir, NOTEBOOK);
-    const firstCell = () => JSON.parse(fs.readFileSync(onDisk, 'utf8')).cells[0].source.join('');
-    await waitFor('the fix written to the notebook', () => firstCell().includes('with torch.no_grad():'), 30_000);
-    const said = await waitFor('the command to finish', async () => {
-        const text = await terminal.textContent();
-        return /no findings; 1 fixed/.test(text) ? text : null;
-    }, 10_000);
-    await shot(page, '02-fix-in-terminal');
-    check('`gradguard check --fix --unsafe-fixes`, typed in JupyterLab\'s terminal, fixed the notebook on disk',
-        !before[0].includes('no_grad'), said.match(/gradguard: [^#]*fixed/)[0]);
-    await page.locator('.lm-DockPanel-tabBar .lm-TabBar-tab', { hasText: NOTEBOOK }).click();
-    const reloaded = Date.now();
-    await menu(page, 'File', 'Reload Notebook from Disk');
-    // (the cells' editors are rebuilt one after the other: wait for all three)
-    const after = await waitFor('the fixed cell in the editor', async () => {
-        const confirm = page.locator('.jp-Dialog .jp-mod-accept');  // if JupyterLab asks
-        if (await confirm.count()) await confirm.first().click();
-        const t = await cellTexts(page);
-        return t.length === 3 && t[0].includes('torch.no_grad()') && t[2].includes('backward') ? t : null;
+    const at = await pointOf(page, 2, 'l.backward()');
+    await page.mouse.click(at.x, at.y);
+    await page.mouse.click(at.x, at.y, { button: 'right' });
+    const item = page.locator('.lm-Menu:visible .lm-Menu-itemLabel', { hasText: /^GradGuard: Quick fix$/ });
+    await item.waitFor({ state: 'visible' });
+    await shot(page, '02-context-menu');
+    await item.click();
+    const dialog = page.locator('.jp-Dialog');
+    const offered = await waitFor('the list of fixes', async () => {
+        const titles = await dialog.locator('select option').allTextContents();
+        return titles.length ? titles : null;
     }, 20_000);
-    check('the first cell now computes Y under torch.no_grad()',
+    check("the cell's context menu runs GradGuard: Quick fix, which lists the fixes of the finding at the cursor",
+        offered.some((t) => t.includes('no_grad')) && offered.some((t) => t.includes('GG101')), JSON.stringify(offered));
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    // in the editor, the cursor on the finding, Ctrl+. (the mouse away: Ctrl over code is a hover)
+    await page.mouse.click(at.x, at.y);
+    await page.mouse.move(5, 5);
+    await page.keyboard.press('Control+.');
+    await dialog.locator('select').waitFor({ state: 'visible' });
+    const noGrad = offered.find((t) => t.includes('no_grad'));
+    await dialog.locator('select').selectOption({ label: noGrad });
+    await shot(page, '03-quick-fix');
+    const applied = Date.now();
+    await dialog.locator('.jp-mod-accept').click();
+    const after = await waitFor('the fixed cell in the editor', async () => {
+        const t = await cellTexts(page);
+        return t[0].includes('torch.no_grad()') ? t : null;
+    }, 20_000);
+    check(`Ctrl+. and "${noGrad}": the first cell now computes Y under torch.no_grad()`,
         !before[0].includes('no_grad') && /with torch\.no_grad\(\):\n\s+Y = torch\.mm/.test(after[0]), after[0]);
-    check('the other cells are unchanged', after[1] === before[1] && after[2] === before[2], JSON.stringify([before, after]));
-    // the reload sends the fixed text to the server, which answers with no diagnostics
-    await waitFor('GradGuard to publish the fixed text\'s diagnostics', () => published.some((p) => p.at > reloaded
+    check('the other cells are unchanged', after.length === 3 && after[1] === before[1] && after[2] === before[2],
+        after.length === 3 ? '' : JSON.stringify(after));
+    // the edit reaches the server as a didChange of the notebook's text; it publishes no diagnostics
+    await waitFor('GradGuard to publish the fixed text\'s diagnostics', () => published.some((p) => p.at > applied
         && p.diagnostics.length === 0), 30_000);
     await page.waitForTimeout(500);
     check('no squiggle left after the fix', (await squiggles(page)).length === 0, JSON.stringify(await squiggles(page)));
-    await shot(page, '03-fixed');
+    await shot(page, '04-fixed');
+    await page.keyboard.press('Control+s');
+    await waitFor('the notebook to be saved', async () =>
+        !(await page.locator('.jp-mod-current.jp-mod-dirty').count()), 10_000);
+    const onDisk = JSON.parse(fs.readFileSync(path.join(dir, NOTEBOOK), 'utf8')).cells.map((c) => c.source.join(''));
+    check('the saved notebook holds the fixed cells', JSON.stringify(onDisk) === JSON.stringify(after),
+        JSON.stringify(onDisk) === JSON.stringify(after) ? '' : JSON.stringify(onDisk));
 
     // 4. the fixed notebook, as saved: no finding, and its cells run clean under torch
     const again = spawnSync(path.join(VENV, 'bin', 'gradguard'), ['check', '--no-cache', NOTEBOOK], { cwd: dir, encoding: 'utf8' });
@@ -252,6 +253,8 @@ async function scenario(page, dir, published) {
 async function main() {
     const jupyter = path.join(VENV, 'bin', 'jupyter');
     if (!fs.existsSync(jupyter)) throw new Failure(`no JupyterLab in ${VENV}: run scripts/e2e_setup.sh`);
+    const extension = path.join(VENV, 'share', 'jupyter', 'labextensions', 'gradguard-jupyterlab', 'package.json');
+    if (!fs.existsSync(extension)) throw new Failure(`gradguard-jupyterlab is not installed in ${VENV}: run scripts/e2e_setup.sh`);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gradguard-jupyterlab-'));
     const dir = path.join(tmp, 'work');
     const home = path.join(tmp, 'home');
@@ -264,21 +267,11 @@ async function main() {
     fs.mkdirSync(notification, { recursive: true });
     fs.writeFileSync(path.join(notification, 'notification.jupyterlab-settings'),
         JSON.stringify({ fetchNews: 'false', checkForUpdates: false }));
-    // and the terminal keeps its text in the page (xterm's screen-reader rows) for the test to read
     serverSettings(settings, { ignore: ['GG101'] });
-    const terminalSettings = path.join(settings, '@jupyterlab', 'terminal-extension');
-    fs.mkdirSync(terminalSettings, { recursive: true });
-    fs.writeFileSync(path.join(terminalSettings, 'plugin.jupyterlab-settings'), JSON.stringify({ screenReaderMode: true }));
-    // the terminal's shell is not a login shell, which would reset PATH from /etc/profile
-    fs.mkdirSync(path.join(home, 'config'));
-    fs.writeFileSync(path.join(home, 'config', 'jupyter_server_config.json'),
-        JSON.stringify({ ServerApp: { terminado_settings: { shell_command: ['/bin/bash'] } } }));
     const env = {
         ...process.env, HOME: home, JUPYTER_CONFIG_DIR: path.join(home, 'config'),
         JUPYTER_RUNTIME_DIR: path.join(home, 'runtime'), JUPYTERLAB_SETTINGS_DIR: settings,
         JUPYTERLAB_WORKSPACES_DIR: path.join(home, 'workspaces'), IPYTHONDIR: path.join(home, 'ipython'),
-        // as from an activated environment: its `gradguard` for JupyterLab's terminal
-        PATH: `${path.join(VENV, 'bin')}${path.delimiter}${process.env.PATH}`, SHELL: '/bin/bash',
     };
     const port = await freePort();
     const token = crypto.randomBytes(16).toString('hex');
@@ -290,6 +283,7 @@ async function main() {
     server.stderr.on('data', (d) => (serverLog += d));
     let browser;
     let page;
+    let browserLog = '';
     try {
         await waitFor('JupyterLab to listen', () => httpOk(`http://127.0.0.1:${port}/api/status?token=${token}`), 90_000, 500);
         log(`JupyterLab on 127.0.0.1:${port}`);
@@ -301,6 +295,7 @@ async function main() {
         });
         page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
         page.setDefaultTimeout(30_000);
+        page.on('console', (m) => (browserLog += `${m.type()}: ${m.text()}\n`));
         // what the language server publishes, read off jupyter-lsp's websocket
         const published = [];
         page.on('websocket', (ws) => ws.url().includes('/lsp/ws/') && ws.on('framereceived', (frame) => {
@@ -319,7 +314,11 @@ async function main() {
             && status.sessions.gradguard.spec.display_name.startsWith('GradGuard'), JSON.stringify(status.sessions).slice(0, 600));
         log('all checks passed');
     } catch (err) {
-        if (page) await shot(page, 'failure', path.join(ROOT, '.e2e')).catch(() => undefined);
+        if (page) {
+            await shot(page, 'failure', path.join(ROOT, '.e2e')).catch(() => undefined);
+            const toasts = await page.locator('.Toastify__toast').allTextContents().catch(() => []);
+            console.log(`---- notifications\n${toasts.join('\n')}\n---- browser console (last 4000 characters)\n${browserLog.slice(-4000)}`);
+        }
         console.log(`---- JupyterLab log (last 6000 characters)\n${serverLog.slice(-6000)}`);
         throw err;
     } finally {
