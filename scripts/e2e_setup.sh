@@ -6,7 +6,8 @@
 #   - code-server 4.100.3 (a real VS Code 1.100 on Node 20) into $GRADGUARD_E2E_CACHE
 #     (default: <repo>/.e2e/code-server);
 #   - JupyterLab with jupyterlab-lsp and GradGuard (editable, `.[jupyter]`) in a virtual
-#     environment of their own, $GRADGUARD_E2E_CACHE/jupyter-venv.
+#     environment of their own, $GRADGUARD_E2E_CACHE/jupyter-venv, and client/jupyterlab's
+#     extension (gradguard-jupyterlab) built and installed into it.
 # Idempotent: each step is skipped when its result is already there (a second run takes ~1 s).
 # Needs root (or sudo) for apt-get; no network besides the Debian and npm registries.
 set -euo pipefail
@@ -88,4 +89,19 @@ else
   "$JVENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[jupyter]" "${JUPYTER_PINS[@]}"
   echo "$jsum" > "$jstamp"
 fi
-log "ready: $CACHE/code-server/bin/code-server, /usr/bin/chromium, $(command -v nvim), $JVENV/bin/jupyter-lab"
+
+# 5. gradguard-jupyterlab (client/jupyterlab: GradGuard's quick fixes in notebook cells), built
+# against that JupyterLab and installed into it as a prebuilt extension.
+EXT=$ROOT/client/jupyterlab
+EXT_DEST=$JVENV/share/jupyter/labextensions/gradguard-jupyterlab
+estamp=$JVENV/.gradguard-jupyterlab.sha256
+esum=$(cd "$EXT" && cat package.json package-lock.json tsconfig.json src/*.ts "$jstamp" | sha256sum | cut -d' ' -f1)
+if [ -f "$EXT_DEST/package.json" ] && [ "$(cat "$estamp" 2>/dev/null)" = "$esum" ]; then
+  log "gradguard-jupyterlab present in $EXT_DEST"
+else
+  log "building gradguard-jupyterlab into $EXT_DEST (about a minute)"
+  (cd "$EXT" && npm ci --no-audit --no-fund --loglevel=error && PYTHON=$JVENV/bin/python npm run --silent build >/dev/null)
+  rm -rf "$EXT_DEST" && cp -r "$EXT/labextension" "$EXT_DEST"
+  echo "$esum" > "$estamp"
+fi
+log "ready: $CACHE/code-server/bin/code-server, /usr/bin/chromium, $(command -v nvim), $JVENV/bin/jupyter-lab (with gradguard-jupyterlab)"

@@ -1,10 +1,11 @@
 """JupyterLab end-to-end: GradGuard through jupyterlab-lsp in a real JupyterLab 4, in chromium.
 
 Opt-in like the editors' tests (GRADGUARD_E2E=1, after scripts/e2e_setup.sh, which makes the
-JupyterLab environment .e2e/jupyter-venv); 25 to 40 s. tests/e2e/jupyterlab/run.js drives it:
-the GG101 squiggle and the hover in a notebook cell, the fix applied to the cell, and the fixed
-notebook run under torch. Screenshots: .e2e/screenshots/jupyterlab-*.png (GRADGUARD_E2E_SCREENSHOTS
-=docs/screenshots refreshes the one docs/editors.md shows).
+JupyterLab environment .e2e/jupyter-venv and installs client/jupyterlab's extension into it);
+25 to 40 s. tests/e2e/jupyterlab/run.js drives it: the GG101 squiggle and the hover in a notebook
+cell, the quick fix applied in the editor by gradguard-jupyterlab (context menu and Ctrl+.), and
+the saved notebook run under torch. Screenshots: .e2e/screenshots/jupyterlab-*.png
+(GRADGUARD_E2E_SCREENSHOTS=docs/screenshots refreshes the ones docs/editors.md shows).
 """
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_jupyterlab() -> None:
-    """jupyter-lsp found GradGuard alone; the ignore setting; squiggle, hover and the applied fix in a
-    notebook cell."""
+    """jupyter-lsp found GradGuard alone; the ignore setting; squiggle, hover and the quick fix applied
+    in the editor to a notebook cell."""
     proc = subprocess.run(["node", "tests/e2e/jupyterlab/run.js"], cwd=ROOT, capture_output=True, text=True,
                           timeout=300, env={**os.environ, "GRADGUARD_E2E_TORCH_PYTHON": sys.executable})
     sys.stdout.write(proc.stdout)

@@ -140,7 +140,7 @@ async function quickFix(
     context: { diagnostics: [], only: ['quickfix'] }
   });
   const actions = (answer ?? []).filter((a): a is lsp.CodeAction => 'kind' in a && a.edit !== undefined);
-  if (!actions.length) throw new NoFix('no GradGuard finding with a fix here');
+  if (!actions.length) throw new NoFix('no finding with a fix here');
   const preferred = actions.find(a => a.isPreferred) ?? actions[0];
   const titles = actions.map(a => a.title);
   const chosen = await InputDialog.getItem({

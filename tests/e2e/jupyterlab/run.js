@@ -240,6 +240,16 @@ async function scenario(page, dir, published) {
     const onDisk = JSON.parse(fs.readFileSync(path.join(dir, NOTEBOOK), 'utf8')).cells.map((c) => c.source.join(''));
     check('the saved notebook holds the fixed cells', JSON.stringify(onDisk) === JSON.stringify(after),
         JSON.stringify(onDisk) === JSON.stringify(after) ? '' : JSON.stringify(onDisk));
+    // the command palette has the command too; where nothing is found, it says so and edits nothing
+    await page.keyboard.press('Control+Shift+c');
+    await page.locator('.lm-CommandPalette-input').fill('GradGuard: Quick fix');
+    await page.keyboard.press('Enter');
+    const said = await waitFor('the notification', async () => {
+        const toasts = await page.locator('.Toastify__toast').allTextContents();
+        return toasts.find((t) => t.includes('no finding with a fix here'));
+    }, 10_000);
+    check('from the command palette, on the fixed line: no fix offered, the cells unchanged',
+        JSON.stringify(await cellTexts(page)) === JSON.stringify(after), said);
 
     // 4. the fixed notebook, as saved: no finding, and its cells run clean under torch
     const again = spawnSync(path.join(VENV, 'bin', 'gradguard'), ['check', '--no-cache', NOTEBOOK], { cwd: dir, encoding: 'utf8' });
