@@ -81,9 +81,6 @@ function cellEdits(adapter: WidgetLSPAdapter<NotebookPanel>, doc: VirtualDocumen
     if (!('textDocument' in change) || change.textDocument.uri !== uri) {
       throw new NoFix('the fix edits another document');
     }
-    if (change.textDocument.version != null && change.textDocument.version !== doc.documentInfo.version) {
-      throw new NoFix('the notebook changed meanwhile: try again');
-    }
     textEdits.push(...change.edits.filter((e): e is lsp.TextEdit => 'range' in e));
   }
   const blocks = adapter.editors; // one per cell of the notebook, in order
@@ -151,6 +148,7 @@ async function quickFix(
   });
   if (!chosen.button.accept || chosen.value === null) return null;
   const action = actions[titles.indexOf(chosen.value)];
+  // the edit is of the text the server had when asked: the notebook must not have changed since
   if (doc.documentInfo.version !== version) throw new NoFix('the notebook changed meanwhile: try again');
   applyToCells(panel, cellEdits(adapter, doc, action.edit!));
   return action.title;
