@@ -3,8 +3,8 @@
 Opt-in like the editors' tests (GRADGUARD_E2E=1, after scripts/e2e_setup.sh, which makes the
 JupyterLab environment .e2e/jupyter-venv and installs client/jupyterlab's extension into it);
 25 to 40 s. tests/e2e/jupyterlab/run.js drives it: the GG101 squiggle and the hover in a notebook
-cell, the quick fix applied in the editor by gradguard-jupyterlab (context menu and Ctrl+.), and
-the saved notebook run under torch. Screenshots: .e2e/screenshots/jupyterlab-*.png
+cell, quick fixes applied in the editor by gradguard-jupyterlab (context menu and Ctrl+.; Ctrl+Z
+undoes one), and the saved notebook run under torch. Screenshots: .e2e/screenshots/jupyterlab-*.png
 (GRADGUARD_E2E_SCREENSHOTS=docs/screenshots refreshes the ones docs/editors.md shows).
 """
 from __future__ import annotations

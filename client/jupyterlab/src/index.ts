@@ -104,14 +104,18 @@ function cellEdits(adapter: WidgetLSPAdapter<NotebookPanel>, doc: VirtualDocumen
   });
 }
 
-/** Applies the edits to the cells' sources, last first so that earlier offsets hold, as one change. */
+/** Applies the edits to the cells' sources, last first so that earlier offsets hold; one
+ * transaction per cell, so that the cell's undo (Ctrl+Z) takes its part of the fix back at once. */
 function applyToCells(panel: NotebookPanel, edits: ICellEdit[]): void {
   const model = panel.content.model;
   if (!model) throw new NoFix('the notebook is not loaded');
   edits.sort((a, b) => b.cell - a.cell || b.from - a.from);
-  model.sharedModel.transact(() => {
-    for (const e of edits) model.cells.get(e.cell).sharedModel.updateSource(e.from, e.to, e.text);
-  });
+  for (const index of new Set(edits.map(e => e.cell))) {
+    const cell = model.cells.get(index).sharedModel;
+    cell.transact(() => {
+      for (const e of edits) if (e.cell === index) cell.updateSource(e.from, e.to, e.text);
+    });
+  }
 }
 
 /** Asks GradGuard for the quick fixes at the cursor, lets the user pick one, applies it. */

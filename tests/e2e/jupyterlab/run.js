@@ -10,9 +10,10 @@
 // tests/e2e/workspace/seed_notebook.ipynb with no configuration of its own: jupyter-lsp must find
 // GradGuard through its entry point. It checks, as a user sees them: the GG101 squiggle on
 // `l.backward()` in the third cell, the hover there (Ctrl + mouse, jupyterlab-lsp's default), and
-// the fix applied in the editor by gradguard-jupyterlab ("GradGuard: Quick fix" from the cell's
-// context menu, then Ctrl+.): the first cell changes, the squiggle goes, and the notebook saved
-// runs clean under torch. Screenshots: jupyterlab-*.png.
+// the fixes applied in the editor by gradguard-jupyterlab ("GradGuard: Quick fix" from the cell's
+// context menu: the suppression in the third cell, undone with Ctrl+Z; then Ctrl+.: the no_grad
+// fix in the first cell), the squiggle gone, and the notebook saved runs clean under torch.
+// Screenshots: jupyterlab-*.png.
 //
 // Environment: GRADGUARD_E2E_JUPYTER, GRADGUARD_E2E_CACHE (default .e2e),
 // GRADGUARD_E2E_TORCH_PYTHON (a python with torch, default python3), GRADGUARD_E2E_SCREENSHOTS
@@ -190,9 +191,9 @@ async function scenario(page, dir, published) {
     await page.keyboard.up('Control');
     await page.mouse.move(5, 5);
 
-    // 3. the fix, in the editor (the gradguard-jupyterlab extension): the cursor on the finding,
+    // 3. the fixes, in the editor (the gradguard-jupyterlab extension): the cursor on the finding,
     // "GradGuard: Quick fix" from the cell's context menu or with Ctrl+., one fix picked from
-    // GradGuard's list; the first cell changes, the squiggle goes
+    // GradGuard's list; the cell it edits changes, the squiggle goes
     const before = await cellTexts(page);
     const at = await pointOf(page, 2, 'l.backward()');
     await page.mouse.click(at.x, at.y);
@@ -208,8 +209,30 @@ async function scenario(page, dir, published) {
     }, 20_000);
     check("the cell's context menu runs GradGuard: Quick fix, which lists the fixes of the finding at the cursor",
         offered.some((t) => t.includes('no_grad')) && offered.some((t) => t.includes('GG101')), JSON.stringify(offered));
-    await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'detached' });
+    // the suppression: an edit of the third cell, whose lines are not the joined text's (the
+    // extension maps them back); the squiggle goes, and Ctrl+Z in the cell brings it back
+    const suppress = offered.find((t) => t.startsWith('Suppress GG101'));
+    await dialog.locator('select').selectOption({ label: suppress });
+    const suppressed = Date.now();
+    await dialog.locator('.jp-mod-accept').click();
+    const withComment = await waitFor('the suppression in the third cell', async () => {
+        const t = await cellTexts(page);
+        return t[2].includes('gradguard: ignore') ? t : null;
+    }, 20_000);
+    check(`"${suppress}" puts the comment on \`l.backward()\` in the third cell, nothing else changes`,
+        withComment[2] === before[2].replace('l.backward()', 'l.backward()  # gradguard: ignore[GG101]')
+        && withComment[0] === before[0] && withComment[1] === before[1], withComment[2]);
+    await waitFor('no diagnostics for the suppressed text', () => published.some((p) => p.at > suppressed
+        && p.diagnostics.length === 0), 30_000);
+    await page.waitForTimeout(300);
+    check('no squiggle once suppressed', (await squiggles(page)).length === 0, JSON.stringify(await squiggles(page)));
+    await page.mouse.click(at.x, at.y);
+    const undone = Date.now();
+    await page.keyboard.press('Control+z');
+    await waitFor('the suppression undone', async () => JSON.stringify(await cellTexts(page)) === JSON.stringify(before), 10_000);
+    await waitFor('the GG101 squiggle back', async () => published.some((p) => p.at > undone && p.diagnostics.length === 1)
+        && (await squiggles(page)).length === 1, 30_000);
+    log('Ctrl+Z in the cell undid the suppression; the squiggle is back');
     // in the editor, the cursor on the finding, Ctrl+. (the mouse away: Ctrl over code is a hover)
     await page.mouse.click(at.x, at.y);
     await page.mouse.move(5, 5);
