@@ -9,7 +9,7 @@ from typing import Optional
 from . import torch_api as api
 from .rules import SUBSCRIBERS, Event
 from .rules.freed import Walk
-from .state import FreeInfo, State
+from .state import FILLED, GRADS_FILLED, FreeInfo, State
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Box, Builtin, Class, Const, Func, GradCtx, Iter,
                      Layer, LibRef, ModRef, Number, Optim, Seg, Tensor, Tup, Val, join, strong, tensors_in)
 
@@ -216,6 +216,8 @@ class Autograd:
             segs = walked
             ts = [t.but(segs=t.segs & walked, weak=t.weak & walked) for t in ts]
         self.walk(segs)  # (a walk that raises is a walk too: what a retain kept was needed)
+        if spec.get("returns") != "grads":  # backward() fills .grad (autograd.grad does not)
+            st.own_heap()[GRADS_FILLED] = FILLED
         hits = [s for s in segs if s in st.freed]
         freed = [s for s in hits if st.freed[s].inplace is None]
         # torch's engine runs the nodes nearest the outputs first (the latest made): the first

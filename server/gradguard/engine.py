@@ -33,7 +33,7 @@ from .autograd import Autograd
 from .invariants import settled_names, written_attributes
 from .skeleton import LazyBody
 from .sources import SourceError
-from .state import GLOBALS, Ager, State, forget_items, join_states
+from .state import GLOBALS, GRADS_FILLED, Ager, State, forget_items, join_states
 from .torch_model import TorchModel, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
@@ -1598,8 +1598,11 @@ class Engine(TorchModel, Autograd):
                     self.run_closure(recv, closure, node, st)
                 st.mark_stepped()
                 roots = self.roots_of(recv.params, st, 0)
-                for root in roots:  # the parameters change in place
-                    self.modified(root, node, st)
+                if self.entry or GRADS_FILLED in st.heap:
+                    # the parameters change in place; before any backward their .grad is None,
+                    # and torch's optimizers skip such parameters
+                    for root in roots:
+                        self.modified(root, node, st)
                 self.emit("step", node, st, roots=roots)
             elif name in api.GRAD_RESET_METHODS:
                 self.emit("grad_reset", node, st, roots=self.roots_of(recv.params, st, 0))

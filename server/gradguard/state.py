@@ -43,6 +43,8 @@ class FreeInfo:
 # untouched shares it too. Reads use ``st.globals`` / ``st.heap`` as they are.
 GLOBALS, HEAP = 1, 2
 OWNED = GLOBALS | HEAP
+# heap entry: some backward() has run on this path, so parameters may hold a .grad
+GRADS_FILLED, FILLED = ("$grads", "filled"), Const(True)
 
 
 class State:
