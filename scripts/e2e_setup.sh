@@ -99,7 +99,7 @@ esum=$(cd "$EXT" && cat package.json package-lock.json tsconfig.json src/*.ts "$
 if [ -f "$EXT_DEST/package.json" ] && [ "$(cat "$estamp" 2>/dev/null)" = "$esum" ]; then
   log "gradguard-jupyterlab present in $EXT_DEST"
 else
-  log "building gradguard-jupyterlab into $EXT_DEST (about a minute)"
+  log "building gradguard-jupyterlab into $EXT_DEST (about 40 s)"
   (cd "$EXT" && npm ci --no-audit --no-fund --loglevel=error && PYTHON=$JVENV/bin/python npm run --silent build >/dev/null)
   rm -rf "$EXT_DEST" && cp -r "$EXT/labextension" "$EXT_DEST"
   echo "$esum" > "$estamp"

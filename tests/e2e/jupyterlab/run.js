@@ -233,6 +233,8 @@ async function scenario(page, dir, published) {
     await waitFor('the GG101 squiggle back', async () => published.some((p) => p.at > undone && p.diagnostics.length === 1)
         && (await squiggles(page)).length === 1, 30_000);
     log('Ctrl+Z in the cell undid the suppression; the squiggle is back');
+    for (const close of await page.locator('.Toastify__toast button').all()) await close.click();  // its notification
+    await waitFor('the notification to go', async () => !(await page.locator('.Toastify__toast').count()), 5_000);
     // in the editor, the cursor on the finding, Ctrl+. (the mouse away: Ctrl over code is a hover)
     await page.mouse.click(at.x, at.y);
     await page.mouse.move(5, 5);
