@@ -51,6 +51,13 @@ def facts(program: str) -> list[str]:
      """, ["w@2 grad=yes", "w@3 grad=yes", "y@3 grad=yes chain=[3]", "y@4 grad=yes chain=[3]",
            "backward@4 frees=[3] walked-again=[5]", "y@5 grad=yes chain=[3] freed=[4]",
            "backward@5 frees=[3]"]),
+    # the argument of type_as / to / expand_as lends its dtype or shape, not its graph
+    ("""\
+     import torch
+     w = torch.randn(3, requires_grad=True)
+     m = (w > 0).type_as(w)
+     v = torch.zeros(3).expand_as(w)
+     """, ["w@2 grad=yes", "w@3 grad=yes", "m@3 grad=no", "w@4 grad=yes", "v@4 grad=no"]),
     # made with grad off, or detached: no graph behind it
     ("""\
      import torch

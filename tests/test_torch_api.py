@@ -635,6 +635,14 @@ def test_sever_method(name, leaf):
     assert _carries_no_graph(recipe(getattr(torch.Tensor, name), Inputs(leaf)))
 
 
+@pytest.mark.parametrize("name", sorted(api.LIKE_METHODS))
+def test_like_method_takes_no_graph_from_its_argument(name):
+    """The argument lends dtype, device or shape: only the receiver's graph is in the result."""
+    other = torch.randn(1, 3, requires_grad=True)
+    assert not getattr(torch.randn(3), name)(other).requires_grad
+    assert getattr(torch.randn(3, requires_grad=True), name)(other.detach()).requires_grad
+
+
 def _with_grad(g):
     x = torch.randn(3, requires_grad=True)
     (x * x).sum().backward()

@@ -88,6 +88,10 @@ OPERATORS = {name: e["saves"] for name, e in _generated["operators"].items()}
 # Indexing: basic (x[1:3], x[0], x[..., 1], x[None]) or advanced (with a tensor, a list, a mask).
 SUBSCRIPT_SAVES = {name: e["saves"] for name, e in _generated["subscripts"].items()}
 
+# Tensor methods whose tensor arguments lend only their dtype, device or shape: the result
+# carries the receiver's graph, never theirs (``(x > 0).type_as(w)``, ``y.view_as(w)``).
+LIKE_METHODS = frozenset({"type_as", "to", "expand_as", "view_as", "reshape_as"})
+
 # Tensor methods and attributes whose result carries no graph.
 # (numpy() on a tensor that requires grad refuses outright: RuntimeError "Can't call numpy()".)
 # NOT here: sign/round/floor/ceil -- they are differentiable (zero gradient) and keep the graph.

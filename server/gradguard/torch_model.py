@@ -283,8 +283,11 @@ class TorchModel:
                     forget_items(st, box)
             return out
         if name in api.TENSOR_METHODS:
+            operands = list(args) + list(kwargs.values())
+            if name in api.LIKE_METHODS:
+                operands = [(v, n) for v, n in operands if type(v) is not Tensor]
             return _split_outputs(name, self.shaped(
-                self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()),
+                self.op(node, [(t, node.func.value)] + operands,
                         api.TENSOR_METHODS[name], st, keeps=api.KEEPS_METHODS.get(name),
                         storage=t.storage if name in api.VIEW_METHODS else None),
                 api.SHAPE_METHODS.get(name), [(t, node.func.value)] + list(args), kwargs, st), _given_dim(args, kwargs))
