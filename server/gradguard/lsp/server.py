@@ -210,11 +210,16 @@ class GradGuardServer(LanguageServer):
         stale = (partial(self._index_stale, snap, self.gen, self._latest.get(snap.key, _CLOSED)) if facts
                  else partial(self._stale, snap, self.gen))
         job = partial(self._compute, snap, self.gen, self.editor, self.locale, facts, stale)
+        if not facts:
+            self.workspace_scope.hold()  # the background scan waits for an open file's diagnostics
         try:
             result = await self._worker.submit(snap.key + FACTS_JOB if facts else snap.key, job)
         except Exception:  # an engine bug must not take the server down
             self.log(f"GradGuard failed on {snap.key}:\n{traceback.format_exc()}", lsp.MessageType.Error)
             return None
+        finally:
+            if not facts:
+                self.workspace_scope.release()
         if result is None:
             return None
         self.warn_once(result.warnings)
