@@ -98,9 +98,11 @@ class Autograd:
         grad recording on or off): every segment that saved it and is still to be walked fails."""
         if storage is None:
             return
+        ctx = self.frame.ctx
         for seg in self.savers.get(storage, ()):
-            # (an nn.Sequential's layers share its call site, so one segment: not its own saver)
-            if seg not in st.freed and storage in seg.kept and seg.site is not node:
+            # (not the op's own segment: an in-place op saves what it wrote; a container's
+            # layers share its call site, each in a context of its own)
+            if seg not in st.freed and storage in seg.kept and not (seg.site is node and seg.ctx == ctx):
                 st.freed[seg] = FreeInfo(node, self.frame.module.path, expr, inplace=self.stmt)
 
     def new_seg(self, site, saves, roots) -> Seg:
@@ -167,8 +169,10 @@ class Autograd:
             self.segs[key] = old
         # what an earlier iteration's node saved of memory that outlives the iteration (a tensor
         # written row by row, the weights) is spoilt by a write in a later one; its own output
-        # is made anew each iteration (the same site), so it is not shared
-        lasting = frozenset(k for k in seg.kept if k is not seg and k is not old.current) \
+        # is made anew each iteration (the same site), so it is not shared, nor is the output of
+        # another op of the same iteration
+        made_now = self.created[-1]
+        lasting = frozenset(k for k in seg.kept if k is not seg and k is not old.current and k not in made_now) \
             if seg.kept and not seg.kept <= old.kept else frozenset()
         if lasting - old.kept:
             old.kept = old.kept | lasting
