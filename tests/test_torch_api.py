@@ -1130,6 +1130,7 @@ VERIFIED_TABLES = {
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
+    "PLAIN_ATTRIBUTES", "LIKE_METHODS",
 }
 
 
@@ -1177,6 +1178,12 @@ def test_number_method(name):
 
 @pytest.mark.parametrize("name", sorted(api.NUMBER_ATTRIBUTES))
 def test_number_attribute(name):
+    out = getattr(torch.randn(2, 3, requires_grad=True) * 2, name)
+    assert not isinstance(out, torch.Tensor) and name in api.SEVER_ATTRIBUTES
+
+
+@pytest.mark.parametrize("name", sorted(api.PLAIN_ATTRIBUTES))
+def test_plain_attribute(name):
     out = getattr(torch.randn(2, 3, requires_grad=True) * 2, name)
     assert not isinstance(out, torch.Tensor) and name in api.SEVER_ATTRIBUTES
 

@@ -891,13 +891,15 @@ class Engine(TorchModel, Autograd):
         if (type(left[0]) is Number or type(right[0]) is Number) and type(left[0]) in (Number, Const) \
                 and type(right[0]) in (Number, Const):
             return NUMBER  # ``x.size(0) * 2``
-        if type(left[0]) is Const and type(right[0]) is Const and op in _FOLDABLE:
+        if type(left[0]) is Const and type(right[0]) is Const:
             a, b = left[0].value, right[0].value
             if type(a) in (int, float) and type(b) in (int, float) and not isinstance(a, bool):
-                try:
-                    return Const(_FOLDABLE[op](a, b))
-                except ArithmeticError:
-                    return UNKNOWN
+                if op in _FOLDABLE and (op != "Pow" or abs(b) <= MAX_FOLDED_EXPONENT):
+                    try:
+                        return Const(_FOLDABLE[op](a, b))
+                    except (ArithmeticError, ValueError):
+                        return UNKNOWN
+                return NUMBER  # a number, whatever it is (``beta ** 2``)
         return UNKNOWN
 
     def e_UnaryOp(self, node, st):
@@ -1205,7 +1207,9 @@ class Engine(TorchModel, Autograd):
             if name == api.GRAD_ATTRIBUTE:
                 return Tensor(exact=recv.exact, shape=recv.shape)
             if name in api.SEVER_ATTRIBUTES:
-                return NUMBER if name in api.NUMBER_ATTRIBUTES else UNKNOWN
+                # sizes are numbers; dtype, device and flags are plain values too, never tensors
+                # (``.to(dtype=x.dtype)`` must not make its result "maybe" require grad)
+                return NUMBER if name in api.NUMBER_ATTRIBUTES or name in api.PLAIN_ATTRIBUTES else UNKNOWN
             if name in api.TENSOR_ATTRIBUTE_VIEWS:
                 return self.shaped(self.op(node, [(recv, node.value)], api.TENSOR_ATTRIBUTE_VIEWS[name], st,
                                            storage=recv.storage if name in api.VIEW_ATTRIBUTES else None),
@@ -1837,7 +1841,8 @@ def _uid(seg: Seg) -> int:
 
 
 _FOLDABLE = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul,
-             "FloorDiv": operator.floordiv, "Mod": operator.mod}
+             "FloorDiv": operator.floordiv, "Mod": operator.mod, "Div": operator.truediv, "Pow": operator.pow}
+MAX_FOLDED_EXPONENT = 64  # past it, ``2 ** n`` is only "a number" (no huge integers)
 
 
 def _counter(start: Val, first) -> Val:

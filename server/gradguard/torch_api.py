@@ -269,6 +269,8 @@ PYTHON_VALUE_METHODS = frozenset({"item", "tolist", "numpy", "size", "dim", "num
                                   "stride"})
 NUMBER_METHODS = PYTHON_VALUE_METHODS - {"numpy"}  # Python numbers, no tensor
 NUMBER_ATTRIBUTES = frozenset({"shape", "ndim", "nbytes", "itemsize"})
+# Attributes that are plain values, not tensors (a dtype, a device, a flag).
+PLAIN_ATTRIBUTES = frozenset({"dtype", "device", "layout", "is_cuda", "requires_grad", "is_leaf"})
 NUMBER_BUILTINS = frozenset({"int", "float", "len", "round"})
 
 # Attributes of built-in layers that are their parameters (requires_grad leaves).
@@ -287,6 +289,13 @@ NUMPY_CONVERTERS = {
     "numpy.round": True, "numpy.clip": True,
     "numpy.mean": False, "numpy.sum": False, "numpy.std": False, "numpy.var": False,
     "numpy.max": False, "numpy.min": False, "numpy.concatenate": False, "numpy.stack": False,
+    # NumPy's one-argument ufuncs of floats (``np.log10(losses)``): all convert their argument
+    **{f"numpy.{n}": True for n in (
+        "absolute", "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "asin",
+        "asinh", "atan", "atanh", "cbrt", "ceil", "conj", "conjugate", "cos", "cosh", "deg2rad", "degrees",
+        "exp2", "expm1", "fabs", "floor", "frexp", "isfinite", "isinf", "isnan", "log10", "log1p", "log2",
+        "logical_not", "modf", "negative", "positive", "rad2deg", "radians", "reciprocal", "rint", "sign",
+        "signbit", "sin", "sinh", "spacing", "square", "tan", "trunc")},
 }
 
 # The gradient a backward leaves on a leaf; on a non-leaf it stays None (with a UserWarning)

@@ -18,9 +18,11 @@ def on_in_place(ev) -> Report | None:
     if not ev.known_context or ev.grad_mode is not True:
         return None
     t = ev.tensors[0]
-    if not (t.leaf and t.grad == YES and t.exact and t.roots):
+    # a view of a leaf (``b = conv.bias.view(3, -1)``) shares the leaf's memory: torch refuses too
+    view = not t.leaf and t.storage is not None and t.storage in t.roots
+    if not ((t.leaf or view) and t.grad == YES and t.exact and t.roots):
         return None
-    kind = "a view of a leaf Variable" if ev.detail == "view" else "a leaf Variable"
+    kind = "a view of a leaf Variable" if ev.detail == "view" or view else "a leaf Variable"
     fixes = ()
     if ev.stmt is not None:
         run = ev.statement_run(_an_update)
