@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import itertools
 
+import warnings
+
 import pytest
 import torch
 import torch.nn as nn
@@ -242,14 +244,18 @@ def test_loss_shape(name):
     kind, leading = api.LOSS_SHAPES[name]
     inputs = _targets(name)
     module = name.rsplit(".", 1)[-1][:1].isupper()
-    for options in ({}, {"reduction": "none"}, {"reduction": "sum"}):
+    legacy = ({"reduce": False}, {"size_average": False}, {"reduce": True, "size_average": True})
+    has_legacy = "huber" not in name.lower()  # (HuberLoss came after the legacy flags)
+    for options in ({}, {"reduction": "none"}, {"reduction": "sum"}, *(legacy if has_legacy else ())):
         if module:
             out = resolve(name)(**options)(*inputs)
             predict = lambda x, k, o=options: shapes.loss(kind, x, o, 0 - leading)  # noqa: E731
         else:
             out = resolve(name)(*inputs, **options)
             predict = lambda x, k, o=options: shapes.loss(kind, x, o, len(inputs) - leading)  # noqa: E731
-        got = _check(predict, inputs, {}, _shape(out))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (torch deprecates the legacy flags)
+            got = _check(predict, inputs, {}, _shape(out))
         assert got is not None, options
     # a positional argument past the leading ones may be the reduction: no claim then
     assert shapes.loss(kind, [Of((5, 3))], {}, 1) is None

@@ -338,15 +338,23 @@ def loss(kind: str, inputs: Sequence, options: dict, beyond: int) -> Shape:
     """A loss's result (``LOSS_SHAPES``): one element unless ``reduction="none"``. ``options``:
     the keyword arguments that set the reduction; ``beyond``: how many positional arguments
     came after those that leave it alone (then nothing is claimed)."""
-    if beyond > 0 or "size_average" in options or "reduce" in options:
+    if beyond > 0:
         return None
     reduction = options.get("reduction", "mean")
+    if "size_average" in options or "reduce" in options:  # the legacy flags, when given, decide
+        legacy = [options.get(k) for k in ("size_average", "reduce")]
+        if any(v is not None and type(v) is not bool for v in legacy):
+            return None
+        reduction = "none" if legacy[1] is False else "mean"  # (or "sum": one element too)
     if reduction in ("mean", "sum", "batchmean"):
         return ()
     if reduction != "none":
         return None
     if kind == "class":
-        return drop_class_dim(inputs[0].shape if inputs and type(inputs[0]) is Of else None)
+        per = drop_class_dim(inputs[0].shape if inputs and type(inputs[0]) is Of else None)
+        if per is None and len(inputs) > 1 and type(inputs[1]) is Of and type(inputs[1].shape) is tuple:
+            per = inputs[1].shape  # class indices: one per sample, the target's shape (torch checks)
+        return per
     return result("broadcast", list(inputs[:2]), {})
 
 
