@@ -3,9 +3,8 @@ folders analysed in the background, their findings in the editor's Problems pane
 
 The server does not analyse them itself. A scan process (``python -m gradguard.lsp.workspace``)
 does what ``gradguard check`` does, on CPU time nothing else wants (Linux's ``SCHED_IDLE``;
-elsewhere the lowest ``nice``): the same discovery (``.gitignore``,
-``exclude``, virtual environments), the same ``.gradguard_cache`` and the same isolated worker
-processes. It writes a JSON line for each file with findings (or whose diagnostics the server
+elsewhere the lowest ``nice``): the same discovery (``.gitignore``, ``exclude``, virtual
+environments), the same ``.gradguard_cache`` and the same isolated worker processes. It writes a JSON line for each file with findings (or whose diagnostics the server
 must take back) as soon as that file is known, cached or analysed; a clean file costs the
 server nothing. The event loop publishes each line's diagnostics and keeps only the URIs it has
 published to. A changed file is analysed again with the files that read it, and nothing else:
@@ -13,7 +12,8 @@ the cache's entries name the project modules each analysis read (``Analysis.depe
 
 Open documents are the editor's business (server.py): their own analysis runs in the
 analysis process at normal priority, is never queued behind the scan, and their diagnostics
-are never overwritten by the scan's.
+are never overwritten by the scan's. While it runs, the scan and its workers are stopped
+(:meth:`WorkspaceScope.hold`).
 """
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ WATCHERS = ("**/*.py", "**/*.ipynb")
 # The scan and its workers in a process group of their own, to be paused and resumed together.
 # In the server's session (3.11+): should the server die while they are paused, their group is
 # orphaned and the kernel sends it SIGHUP then SIGCONT, which ends them.
-_OWN_GROUP = {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
+_OWN_GROUP = ({} if os.name == "nt" else {"process_group": 0} if sys.version_info >= (3, 11)
+              else {"start_new_session": True})
 _PAUSE = getattr(signal, "SIGSTOP", None)  # (none on Windows: the scan is never paused there)
 _RESUME = getattr(signal, "SIGCONT", None)
 _PACKAGE_HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -120,7 +121,7 @@ def scan(request: dict, out: IO[str]) -> None:
             told[0] = time.monotonic()
 
     write({"total": sum(len(files) for files, _ in groups)})
-    jobs = max(1, int(request.get("jobs") or os.cpu_count() or 1))
+    jobs = os.cpu_count() or 1  # as gradguard check
     for files, cache in groups:
         todo = []
         for path in files:  # cache hits first, as analyse_all finds them
@@ -178,7 +179,6 @@ class WorkspaceScope:
     def __init__(self, server) -> None:
         self.server = server
         self.shown: dict[str, str] = {}  # URI -> path of the files holding diagnostics from a scan
-        self.jobs = 0  # the scan's worker processes (0: one per core, like gradguard check)
         self._key: Optional[tuple] = None
         self._pending: Optional[set] | bool = None  # True: every file; a set: these changed paths
         self._task: Optional[asyncio.Task] = None
@@ -332,7 +332,7 @@ class WorkspaceScope:
         if self._holds:
             self._signal(_PAUSE)
         _yield_cpu(proc.pid)  # before its imports, which take a CPU-second (it does so itself elsewhere)
-        request = {"folders": folders, "changed": changed, "shown": sorted(self.shown.values()), "jobs": self.jobs}
+        request = {"folders": folders, "changed": changed, "shown": sorted(self.shown.values())}
         proc.stdin.write(json.dumps(request).encode() + b"\n")
         proc.stdin.close()
         self._tokens += 1
