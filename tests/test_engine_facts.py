@@ -51,6 +51,16 @@ def facts(program: str) -> list[str]:
      """, ["w@2 grad=yes", "w@3 grad=yes", "y@3 grad=yes chain=[3]", "y@4 grad=yes chain=[3]",
            "backward@4 frees=[3] walked-again=[5]", "y@5 grad=yes chain=[3] freed=[4]",
            "backward@5 frees=[3]"]),
+    # a generator that never ends still hands out what it yields: the caller goes on
+    ("""\
+     import torch
+     def batches():
+         while True:
+             yield torch.rand(4, 3)
+     real = next(batches())
+     w = torch.randn(3, requires_grad=True)
+     y = (real @ w).sum()
+     """, ["real@5 grad=no", "w@6 grad=yes", "real@7 grad=no", "w@7 grad=yes", "y@7 grad=yes chain=[7]"]),
     # the argument of type_as / to / expand_as lends its dtype or shape, not its graph
     ("""\
      import torch

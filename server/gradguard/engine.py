@@ -1144,6 +1144,9 @@ class Engine(TorchModel, Autograd):
         value = self.ev(node.value, st) if node.value is not None else NONE
         prev = st.lookup("$yield")
         st.bind("$yield", value if prev is None else join(prev, value))
+        # the consumer goes on from here: a generator that never ends (``while True: yield``)
+        # still hands out what it yielded, with the state it had then
+        self.frame.returns.append((NONE, st.copy()))
         return UNKNOWN
 
     def e_YieldFrom(self, node, st):
