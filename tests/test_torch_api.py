@@ -1130,7 +1130,7 @@ VERIFIED_TABLES = {
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
-    "PLAIN_ATTRIBUTES", "LIKE_METHODS",
+    "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD",
 }
 
 
@@ -1180,6 +1180,11 @@ def test_number_method(name):
 def test_number_attribute(name):
     out = getattr(torch.randn(2, 3, requires_grad=True) * 2, name)
     assert not isinstance(out, torch.Tensor) and name in api.SEVER_ATTRIBUTES
+
+
+def test_size_method_gives_the_dim_s_size():
+    x = torch.randn(4, 1, 6, requires_grad=True) * 2
+    assert [getattr(x, api.SIZE_METHOD)(d) for d in (0, -1)] == [4, 6] and api.SIZE_METHOD in api.SEVER_METHODS
 
 
 @pytest.mark.parametrize("name", sorted(api.PLAIN_ATTRIBUTES))

@@ -269,6 +269,7 @@ PYTHON_VALUE_METHODS = frozenset({"item", "tolist", "numpy", "size", "dim", "num
                                   "stride"})
 NUMBER_METHODS = PYTHON_VALUE_METHODS - {"numpy"}  # Python numbers, no tensor
 NUMBER_ATTRIBUTES = frozenset({"shape", "ndim", "nbytes", "itemsize"})
+SIZE_METHOD = "size"  # x.size(d): the size of dim d, a number known when the shape is
 # Attributes that are plain values, not tensors (a dtype, a device, a flag).
 PLAIN_ATTRIBUTES = frozenset({"dtype", "device", "layout", "is_cuda", "requires_grad", "is_leaf"})
 NUMBER_BUILTINS = frozenset({"int", "float", "len", "round"})

@@ -252,6 +252,11 @@ class TorchModel:
         if name in api.TO_NUMPY_METHODS:
             self.emit("to_numpy", node, st, (t,), target=node.func.value, detail=name)
         if name in api.SEVER_METHODS or name in api.SAMPLE_METHODS:
+            if name == api.SIZE_METHOD and len(args) == 1 and not kwargs and type(args[0][0]) is Const \
+                    and type(args[0][0].value) is int and type(t.shape) is tuple \
+                    and -len(t.shape) <= args[0][0].value < len(t.shape) \
+                    and type(t.shape[args[0][0].value]) is int:
+                return Const(t.shape[args[0][0].value])  # ``x.size(0)`` of a known size
             if name in api.PYTHON_VALUE_METHODS:
                 return NUMBER if name in api.NUMBER_METHODS else UNKNOWN
             detach = name in api.DETACHES  # the same memory, without the graph
