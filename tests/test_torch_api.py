@@ -1130,7 +1130,7 @@ VERIFIED_TABLES = {
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
-    "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD",
+    "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE",
 }
 
 
@@ -1180,6 +1180,16 @@ def test_number_method(name):
 def test_number_attribute(name):
     out = getattr(torch.randn(2, 3, requires_grad=True) * 2, name)
     assert not isinstance(out, torch.Tensor) and name in api.SEVER_ATTRIBUTES
+
+
+@pytest.mark.parametrize("name", sorted(api.RETURNS_ITS_MODULE))
+def test_returns_its_module(name):
+    import warnings
+
+    conv = torch.nn.Conv1d(4, 4, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the old weight_norm is deprecated)
+        assert resolve(name)(conv) is conv
 
 
 def test_size_method_gives_the_dim_s_size():

@@ -88,6 +88,11 @@ OPERATORS = {name: e["saves"] for name, e in _generated["operators"].items()}
 # Indexing: basic (x[1:3], x[0], x[..., 1], x[None]) or advanced (with a tensor, a list, a mask).
 SUBSCRIPT_SAVES = {name: e["saves"] for name, e in _generated["subscripts"].items()}
 
+# Functions that reparametrize a module's weight and return that same module.
+RETURNS_ITS_MODULE = frozenset({"torch.nn.utils.weight_norm", "torch.nn.utils.spectral_norm",
+                                "torch.nn.utils.parametrizations.weight_norm",
+                                "torch.nn.utils.parametrizations.spectral_norm"})
+
 # Tensor methods whose tensor arguments lend only their dtype, device or shape: the result
 # carries the receiver's graph, never theirs (``(x > 0).type_as(w)``, ``y.view_as(w)``).
 LIKE_METHODS = frozenset({"type_as", "to", "expand_as", "view_as", "reshape_as"})

@@ -98,6 +98,8 @@ class TorchModel:
             return Iter(wrap=(kind, tuple(v for v, _ in args[:_ITERATES_ITEMS[qual]])))
         if qual in api.COPIES:
             return self.copy_value(args[0][0] if args else UNKNOWN, node, st)
+        if qual in api.RETURNS_ITS_MODULE and args and type(args[0][0]) in (Layer, Obj):
+            return args[0][0]  # ``weight_norm(conv)``: the same module, reparametrized
         if qual in api.DATA_LOADERS:
             return self.data_loader(args, kwargs)
         if qual in api.TENSOR_DATASETS and args and not kwargs:
