@@ -707,3 +707,27 @@ def test_a_lambda_held_by_a_class_is_a_method_against_torch(tmp_path):
         y.sum().backward()
         """)
     agrees_with_torch(tmp_path, program)
+
+
+def test_requires_grad_on_an_attribute_of_a_known_object_against_torch(tmp_path):
+    """``h.p.requires_grad_()`` on an object the analysis sees changes ``h.p`` only: a tensor
+    made later, detached, still has no graph (torch raises on its backward, and so must the
+    finding say), while ``h.p`` now requires grad."""
+    program = textwrap.dedent("""\
+        import torch
+        class Holder:
+            pass
+        h = Holder()
+        h.p = torch.zeros(3)
+        h.p.requires_grad_()
+        (h.p * 2).sum().backward()
+        w = torch.randn(3, requires_grad=True)
+        loss = (w * 2).detach().sum()
+        loss.backward()
+        """)
+    path = tmp_path / "holder.py"
+    path.write_text(program, encoding="utf-8")
+    found = [(f.code, f.location.line, f.severity) for f in analyze_source(program, str(path)).findings]
+    assert found == [("GG104", 10, "error")]
+    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    assert "does not require grad" in run.stderr and 'line 10' in run.stderr

@@ -274,13 +274,17 @@ class TorchModel:
             elif flag is True and t.leaf:
                 self.unfreeze(t.roots, st)
             receiver = node.func.value
+            # an attribute of an object we see is rebound below, like a name
+            holder = self.ev(receiver.value, st) if isinstance(receiver, ast.Attribute) else None
             if flag is not False and t.grad == NEVER and not isinstance(receiver, ast.Call) and not (
-                    isinstance(receiver, ast.Name) and receiver.id not in self.frame.elements):
+                    isinstance(receiver, ast.Name) and receiver.id not in self.frame.elements) \
+                    and type(holder) is not Obj:
                 self.doubt_never = True  # the tensor is held elsewhere too (a list, an attribute)
             out = self.leaf(node, flag, st) if t.leaf or not flag else t
             if out is not t:
                 out.shape = t.shape
-            receiver = node.func.value
+            if type(holder) is Obj:
+                st.own_heap()[(holder.oid, receiver.attr)] = out
             if isinstance(receiver, ast.Name):
                 st.bind(receiver.id, out)
                 box = self.frame.elements.get(receiver.id)
