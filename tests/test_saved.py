@@ -52,6 +52,8 @@ def _expected(kind: str, write_index, grads) -> bool:
         return write_index is None
     if kind == "self":
         return write_index == 0
+    if kind == "self_result":
+        return write_index in (None, 0)
     if kind == "each_other":  # operand i is kept when the other one requires grad
         return write_index is not None and grads[1 - write_index]
     if kind == "both":  # both operands, whatever requires grad

@@ -432,6 +432,8 @@ def _kept(keeps: str, ts: list, out) -> frozenset:
         return frozenset({out})
     if keeps == "self":
         return frozenset({ts[0].storage}) if ts and ts[0].storage is not None else frozenset()
+    if keeps == "self_result":
+        return frozenset({out} | ({ts[0].storage} if ts and ts[0].storage is not None else set()))
     if keeps == "both" and len(ts) >= 2:  # both operands, whatever requires grad (a convolution)
         return frozenset(x.storage for x in ts[:2] if x.storage is not None)
     if keeps == "each_other" and len(ts) >= 2:  # each operand is saved for the other's gradient

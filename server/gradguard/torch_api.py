@@ -404,7 +404,8 @@ MODULE_SHAPES = {
 # for the ops where one of these kinds says exactly which tensors written in place make its
 # backward raise "one of the variables needed for gradient computation has been modified by an
 # inplace operation" (GG103), in every form the generator tries:
-#   result: its output; self: its first tensor argument (a method's receiver);
+#   result: its output; self: its first tensor argument (a method's receiver); self_result: both
+#   (a norm, amax, prod, logsumexp, an LSTM); both: its two operands, whatever requires grad;
 #   each_other: each of its two operands, saved when the *other* one requires grad (x * w saves
 #   x for w's gradient; x * 2 saves nothing of x). A module's operands are its input and weight.
 KEEPS_FUNCTIONS = {name: e["keeps"] for name, e in _generated["functions"].items() if e["keeps"]}

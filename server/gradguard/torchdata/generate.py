@@ -206,7 +206,7 @@ def _shares_version(out, operand) -> bool:
     return out._version != before
 
 
-KINDS = ("result", "self", "each_other", "both")
+KINDS = ("result", "self", "self_result", "each_other", "both")
 
 
 def _predicted(kind: str, grads: tuple) -> tuple:
@@ -218,6 +218,8 @@ def _predicted(kind: str, grads: tuple) -> tuple:
         return (True,) + (False,) * n
     if kind == "self":
         return (False, True) + (False,) * (n - 1)
+    if kind == "self_result":  # its input and its output (a norm, amax, prod, logsumexp)
+        return (True, True) + (False,) * (n - 1)
     if n < 2:  # each_other, both: nothing with a single tensor
         return (False,) * (n + 1)
     if kind == "both":  # both operands, whatever requires grad (a convolution's input and weight)
