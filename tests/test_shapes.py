@@ -273,7 +273,13 @@ MODULE_CALLS = {
     **{f"torch.nn.Conv{d}d": [((3, 5, 3), torch.rand(2, 3, *[6] * d)), ((3, 1, 3), torch.rand(3, *[6] * d)),
                               ((3, 1, 1), torch.rand(4, 3, *[1] * d))] for d in (1, 2, 3)},
     **{f"torch.nn.{k}Pool{d}d": [((2,), torch.rand(2, 3, *[6] * d)), ((2,), torch.rand(3, *[6] * d)),
-                                 ((1,), torch.rand(1, 1, *[1] * d))] for k in ("Max", "Avg") for d in (1, 2, 3)},
+                                 ((1,), torch.rand(1, 1, *[1] * d)), ((3, 2, 1), torch.rand(2, 3, *[7] * d))]
+       for k in ("Max", "Avg") for d in (1, 2, 3)},
+    # strides, paddings, dilations, per-dim tuples, "same"
+    "torch.nn.Conv2d": [((3, 5, 3), torch.rand(2, 3, 6, 6)), ((3, 1, 3), torch.rand(3, 6, 6)),
+                        ((3, 1, 1), torch.rand(4, 3, 1, 1)), ((3, 8, 3, 2, 1), torch.rand(4, 3, 8, 8)),
+                        ((3, 4, (3, 1), (2, 1), (1, 0), 2), torch.rand(1, 3, 9, 5)),
+                        ((3, 4, 5, 1, "same"), torch.rand(2, 3, 7, 7))],
 }
 
 

@@ -376,11 +376,40 @@ def module(kind: str, args: Sequence, kwargs: dict, inputs: Sequence) -> Shape:
         return first[:dim] + tuple(d if type(d) is int and d >= 0 else None for d in sizes) + first[dim + 1:]
     if kind.startswith(("conv", "pool")):
         # (N, C, *spatial) or unbatched (C, *spatial): the batch stays, a convolution's channels
-        # become its out_channels, a pooling's stay; the spatial sizes are not followed
+        # become its out_channels, a pooling's stay; the spatial sizes follow the arguments
         spatial = int(kind[-1])
         if type(first) is not tuple or len(first) not in (spatial + 1, spatial + 2):
             return NONSCALAR if kind.startswith("pool") and not_single(first) else None
         channels = _arg(args, kwargs, 1, "out_channels") if kind.startswith("conv") else first[-spatial - 1]
         channels = channels if type(channels) is int else None
-        return first[:len(first) - spatial - 1] + (channels,) + (None,) * spatial
+        return first[:len(first) - spatial - 1] + (channels,) + _spatial_out(kind, args, kwargs, first[-spatial:])
     return None
+
+
+def _spatial_out(kind: str, args, kwargs, sizes: tuple) -> tuple:
+    """A convolution's or a pooling's output sizes, ``(n + 2p - d(k - 1) - 1) // s + 1`` per dim,
+    where the constructor's arguments are plain numbers; None where they are not."""
+    conv = kind.startswith("conv")
+    base = 2 if conv else 0  # Conv(in, out, kernel_size, stride, padding, dilation); Pool(kernel_size, ...)
+    kernel = _arg(args, kwargs, base, "kernel_size")
+    stride = _arg(args, kwargs, base + 1, "stride", 1 if conv else None)
+    padding = _arg(args, kwargs, base + 2, "padding", 0)
+    dilation = _arg(args, kwargs, base + 3, "dilation", 1)
+    if stride is None:  # a pooling's stride defaults to its kernel
+        stride = kernel
+    if not conv and (kwargs.get("ceil_mode") not in (None, False) or len(args) > 3):
+        return (None,) * len(sizes)  # (a pooling's 4th argument: MaxPool's dilation, AvgPool's ceil_mode)
+    if padding == "valid":
+        padding = 0
+    out = []
+    for i, n in enumerate(sizes):
+        k, st_, p, d = (v[i] if type(v) in (tuple, list) and len(v) == len(sizes) else v
+                        for v in (kernel, stride, padding, dilation))
+        if padding == "same" and conv:
+            out.append(n)
+        elif all(type(v) is int for v in (n, k, st_, p, d)) and st_ > 0:
+            out.append((n + 2 * p - d * (k - 1) - 1) // st_ + 1)
+        else:
+            out.append(None)
+    return tuple(out)
+
