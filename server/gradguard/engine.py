@@ -1248,6 +1248,15 @@ class Engine(TorchModel, Autograd):
         if t is Layer:
             if name in api.MODULE_PARAMETER_ATTRIBUTES and recv.root is not None:
                 return Tensor(YES, True, roots=frozenset({recv.root}), storage=recv.root)
+            if name in api.MODULE_PARAMETER_ATTRIBUTES and recv.qual in api.MODULE_CONTAINERS and recv.children \
+                    and all(type(c) is Layer and c.root is not None for c in recv.children):
+                # one of a ModuleList's layers (``ms[i].weight``, ``for m in ms: m.bias``): its
+                # parameter is one of theirs, each a leaf that requires grad
+                value = None
+                for c in recv.children:
+                    p = Tensor(YES, True, roots=frozenset({c.root}), storage=c.root)
+                    value = p if value is None else join(value, p)
+                return value
             return Bound(recv, name)
         if t in (Optim, Box, Iter):
             return Bound(recv, name)
