@@ -118,8 +118,8 @@ def test_the_command_answers_initialize_and_serves_a_virtual_notebook(client, tm
     line = text.splitlines()[d["range"]["start"]["line"]]
     assert d["code"] == "GG101" and line.strip() == "l.backward()"
 
-    # its quick fix is an edit of that text, which a client with code actions would map to the
-    # cells (jupyterlab-lsp 5.3.0 has none: docs/editors.md); applied, the notebook is clean
+    # its quick fix is an edit of that text, which client/jupyterlab (jupyterlab-lsp 5.3.0 asks
+    # for no code actions) maps to the cells; applied, the notebook is clean
     actions = client.request("textDocument/codeAction", {
         "textDocument": {"uri": uri}, "range": d["range"], "context": {"diagnostics": [d]}})["result"]
     (no_grad,) = [a for a in actions if "no_grad" in a["title"]]
