@@ -33,7 +33,7 @@ from .autograd import Autograd
 from .invariants import settled_names, written_attributes
 from .skeleton import LazyBody
 from .sources import SourceError
-from .state import GLOBALS, GRADS_FILLED, Ager, State, forget_items, join_states
+from .state import GLOBALS, GRADS_FILLED, Ager, State, forget_items, has_key, join_states, note_keys, surely_not_empty
 from .torch_model import TorchModel, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
@@ -910,6 +910,8 @@ class Engine(TorchModel, Autograd):
                                api.SHAPE_OPERATORS.get(op), [(operand, node.operand)], {}, st)
         if type(node.op) is ast.Not and type(operand) is Const:
             return Const(not operand.value)
+        if type(node.op) is ast.Not and type(operand) is Box and operand.kind == "dict" and surely_not_empty(st, operand):
+            return Const(False)
         if type(operand) is Number and type(node.op) is not ast.Not:
             return NUMBER
         if type(node.op) in (ast.USub, ast.UAdd) and type(operand) is Const and type(operand.value) in (int, float):
@@ -930,6 +932,9 @@ class Engine(TorchModel, Autograd):
             counter, const = (left, rights[0]) if type(left) is After else (rights[0], left)
             if counter.start == const.value:
                 return Const(type(node.ops[0]) is ast.NotEq)
+        if len(rights) == 1 and type(node.ops[0]) in (ast.In, ast.NotIn) and type(left) is Const \
+                and type(rights[0]) is Box and rights[0].kind == "dict" and has_key(st, rights[0], left.value):
+            return Const(type(node.ops[0]) is ast.In)  # (a key not known present may still be there)
         if len(rights) == 1 and type(node.ops[0]) in (ast.Is, ast.IsNot) and rights[0] == NONE:
             if type(left) in (Tensor, Layer, Obj, Func, Class, Optim, Box, Tup):
                 return Const(type(node.ops[0]) is ast.IsNot)
@@ -997,14 +1002,17 @@ class Engine(TorchModel, Autograd):
         box = Box((node, self.frame.ctx), "dict")
         self.allocate(box.oid, st)
         elem = None
+        keys = []
         for k, v in zip(node.keys, node.values):
             key = self.ev(k, st) if k is not None else None
             value = self.ev(v, st)
             if type(key) is Const:
                 st.own_heap()[(box.oid, ("k", key.value))] = value
+                keys.append(key.value)
             elem = value if elem is None else join(elem, value)
         if elem is not None:
             st.own_heap()[(box.oid, "*")] = elem
+        note_keys(st, box, keys)
         return box
 
     def comprehension(self, node, st, elts):
@@ -1545,6 +1553,16 @@ class Engine(TorchModel, Autograd):
             return self.attr(vals[0], vals[1].value, st, node)
         if name == "dict" and vals and type(vals[0]) in (Box, Iter, Tup):
             return self.dict_of(vals[0], node, st)
+        if name == "dict" and not vals and kwargs:  # ``dict(neg_scale=5.0, neg_bias=0.1)``
+            box = Box((node, self.frame.ctx), "dict")
+            self.allocate(box.oid, st)
+            elem = None
+            for key, (value, _) in kwargs.items():
+                st.own_heap()[(box.oid, ("k", key))] = value
+                elem = value if elem is None else join(elem, value)
+            st.own_heap()[(box.oid, "*")] = elem
+            note_keys(st, box, list(kwargs))
+            return box
         if name in ("list", "dict", "set"):
             return Box((node, self.frame.ctx), name)
         if name in api.NUMBER_BUILTINS:  # ``int(x)``, ``len(xs)``, ``float(loss)``: a number

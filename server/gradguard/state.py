@@ -286,3 +286,30 @@ def forget_items(st: State, box: Box) -> None:
         heap = st.own_heap()
         heap.pop((box.oid, "items"), None)
         heap.pop((box.oid, "sealed"), None)
+    if st.heap.get((box.oid, "keyed")) == KNOWN:
+        # the keys known present may be gone: no longer known (False, not dropped, so that a
+        # join with a path where they are still there does not keep them)
+        heap = st.own_heap()
+        for key in [k for k in heap if k[0] == box.oid and type(k[1]) is tuple and k[1][0] == "has"]:
+            heap[key] = UNSURE
+        heap[(box.oid, "keyed")] = UNSURE
+
+
+def note_keys(st: State, box: Box, keys) -> None:
+    """A dict made with these constant keys: ``'k' in d`` is True, and ``d`` is not empty."""
+    heap = st.own_heap()
+    for key in keys:
+        heap[(box.oid, ("has", key))] = KNOWN
+    if keys:
+        heap[(box.oid, "keyed")] = KNOWN
+
+
+def has_key(st: State, box: Box, key) -> bool:
+    return st.heap.get((box.oid, ("has", key))) == KNOWN
+
+
+def surely_not_empty(st: State, box: Box) -> bool:
+    return st.heap.get((box.oid, "keyed")) == KNOWN
+
+
+KNOWN, UNSURE = Const(True), Const(False)
