@@ -3,7 +3,9 @@ background scan (server/gradguard/lsp/workspace.py), through the real server pro
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -202,3 +204,72 @@ async def test_open_file_wins_and_close_goes_back_to_disk(scope_client: Language
         text_document=lsp.TextDocumentIdentifier(uri=two.as_uri())))
     await wait_diagnostics(client, two.as_uri(), bool)
     assert codes(client, two) == [("GG101", 10)]
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def doomed_client(lsp_client: LanguageClient):
+    """Initialised by the test, which then kills the server."""
+    lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    yield
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _state(pid: int) -> str:
+    """The process state letter (R, S, T: stopped, Z...), "" once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
+@pytest.mark.asyncio
+async def test_scan_waits_for_open_files_and_ends_with_the_server(doomed_client: LanguageClient,
+                                                                   tmp_path: Path) -> None:
+    client = doomed_client
+    root = tmp_path / "big"
+    root.mkdir()
+    source = (E2E_WORKSPACE / "two_losses.py").read_text()
+    for i in range(1500):  # a scan that lasts a few seconds
+        (root / f"copy_{i}.py").write_text(source.replace("torch.randn(3", f"torch.randn({i % 7 + 2}"))
+    # an open document whose analysis takes a while: many training loops
+    body = (E2E_WORKSPACE / "target_in_loop.py").read_text()
+    big = "\n".join(f"def run_{i}():\n" + "".join(f"    {line}\n" for line in body.splitlines()) for i in range(60))
+    await start(client, root=root, options={"gradguard": {"diagnosticScope": "workspace"}})
+    server = client._server.pid
+
+    async def scan_with_workers():
+        while True:
+            scans = [p for p in _children(server) if b"gradguard.lsp.workspace" in Path(f"/proc/{p}/cmdline").read_bytes()]
+            if scans and _children(scans[0]):
+                return scans[0]
+            await asyncio.sleep(0.02)
+    scan = await asyncio.wait_for(scan_with_workers(), 60)
+    workers = _children(scan)
+
+    # An open document's analysis: the scan and its workers are stopped meanwhile, then resumed.
+    uri = (root / "open_me.py").as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+        uri=uri, language_id="python", version=1, text=big)))
+    seen = set()
+    while uri not in client.diagnostics:
+        seen.add((_state(scan), *map(_state, workers)))
+        await asyncio.sleep(0.001)
+    assert any(all(s == "T" for s in states) for states in seen), seen
+    await asyncio.sleep(0.3)
+    assert _state(scan) not in ("T", ""), "the scan was not resumed"
+
+    # Killed while the scan is paused, the server takes it along (its orphaned group gets SIGHUP, SIGCONT).
+    os.killpg(scan, signal.SIGSTOP)
+    os.kill(server, signal.SIGKILL)
+
+    async def gone():
+        while any(_state(p) not in ("", "Z") for p in [scan, *workers]):
+            await asyncio.sleep(0.05)
+    await asyncio.wait_for(gone(), 20)
