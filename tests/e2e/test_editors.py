@@ -21,10 +21,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.alone, pytest.mark.skipif(
     os.environ.get("GRADGUARD_E2E") != "1",
     reason="editor end-to-end tests are opt-in: run scripts/e2e_setup.sh, then set GRADGUARD_E2E=1",
-)
+)]
 
 
 def _run(cmd: list[str], timeout: int, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

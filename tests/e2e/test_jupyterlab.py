@@ -18,10 +18,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.alone, pytest.mark.skipif(
     os.environ.get("GRADGUARD_E2E") != "1",
     reason="end-to-end tests are opt-in: run scripts/e2e_setup.sh, then set GRADGUARD_E2E=1",
-)
+)]
 
 
 def test_jupyterlab() -> None:

@@ -17,6 +17,8 @@ from conftest import CONFIG, start
 from lsputil import assert_raises_backward_twice, wait_diagnostics
 
 E2E_WORKSPACE = Path(__file__).resolve().parents[1] / "e2e" / "workspace"
+# the scan runs at idle priority: it needs the machine to itself (scripts/test.sh)
+pytestmark = pytest.mark.alone
 
 LIB = """import torch
 
@@ -211,6 +213,9 @@ async def doomed_client(lsp_client: LanguageClient):
     """Initialised by the test, which then kills the server."""
     lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
     yield
+    server = lsp_client._server
+    if server is not None and server.returncode is None:  # the test failed before killing it:
+        server.kill()  # (left alive, its writes to a client no longer reading would never end)
 
 
 def _children(pid: int) -> list[int]:
@@ -258,9 +263,12 @@ async def test_scan_waits_for_open_files_and_ends_with_the_server(doomed_client:
     client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
         uri=uri, language_id="python", version=1, text=big)))
     seen = set()
-    while uri not in client.diagnostics:
-        seen.add((_state(scan), *map(_state, workers)))
-        await asyncio.sleep(0.001)
+
+    async def diagnosed():
+        while uri not in client.diagnostics:
+            seen.add((_state(scan), *map(_state, workers)))
+            await asyncio.sleep(0.001)
+    await asyncio.wait_for(diagnosed(), 120)
     assert any(all(s == "T" for s in states) for states in seen), seen
     await asyncio.sleep(0.3)
     assert _state(scan) not in ("T", ""), "the scan was not resumed"
