@@ -9,7 +9,7 @@ from typing import Optional
 from . import torch_api as api
 from .rules import SUBSCRIBERS, Event
 from .rules.freed import Walk
-from .state import FILLED, GRADS_FILLED, FreeInfo, State
+from .state import FILLED, GRAD_OF, GRADS_FILLED, FreeInfo, State
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Box, Builtin, Class, Const, Func, GradCtx, Iter,
                      Layer, LibRef, ModRef, Number, Optim, Seg, Tensor, Tup, Val, join, strong, tensors_in)
 
@@ -104,6 +104,28 @@ class Autograd:
             # layers share its call site, each in a context of its own)
             if seg not in st.freed and storage in seg.kept and not (seg.site is node and seg.ctx == ctx):
                 st.freed[seg] = FreeInfo(node, self.frame.module.path, expr, inplace=self.stmt)
+
+    def grads_filled(self, ts, segs, st: State) -> None:
+        """A backward over ``ts`` walked ``segs``: the parameters they reach hold a ``.grad`` now.
+        Where a tensor went through code the analysis did not follow, any parameter may."""
+        heap = st.own_heap()
+        if not all(t.exact for t in ts):
+            heap[GRADS_FILLED] = FILLED
+        for root in frozenset().union(*(s.roots for s in segs), *(t.roots for t in ts)):
+            heap[(GRAD_OF, root)] = FILLED
+
+    def grads_gone(self, roots, st: State) -> None:
+        """``zero_grad()`` (``set_to_none``, torch's default) or ``p.grad = None``: optimizers
+        skip these parameters until a backward fills their ``.grad`` again."""
+        heap = st.heap
+        gone = [key for key in ((GRAD_OF, root) for root in roots) if key in heap]
+        if gone:
+            heap = st.own_heap()
+            for key in gone:
+                del heap[key]
+
+    def has_grad(self, root, st: State) -> bool:
+        return self.entry or GRADS_FILLED in st.heap or (GRAD_OF, root) in st.heap
 
     def new_seg(self, site, saves, roots) -> Seg:
         key = (site, self.frame.ctx, None)
@@ -221,7 +243,7 @@ class Autograd:
             ts = [t.but(segs=t.segs & walked, weak=t.weak & walked) for t in ts]
         self.walk(segs)  # (a walk that raises is a walk too: what a retain kept was needed)
         if spec.get("returns") != "grads":  # backward() fills .grad (autograd.grad does not)
-            st.own_heap()[GRADS_FILLED] = FILLED
+            self.grads_filled(ts, segs, st)
         hits = [s for s in segs if s in st.freed]
         freed = [s for s in hits if st.freed[s].inplace is None]
         # torch's engine runs the nodes nearest the outputs first (the latest made): the first

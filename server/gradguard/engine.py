@@ -33,7 +33,7 @@ from .autograd import Autograd
 from .invariants import settled_names, written_attributes
 from .skeleton import LazyBody
 from .sources import SourceError
-from .state import GLOBALS, GRADS_FILLED, Ager, State, forget_items, has_key, join_states, note_keys, surely_not_empty
+from .state import GLOBALS, Ager, State, forget_items, has_key, join_states, note_keys, surely_not_empty
 from .torch_model import TorchModel, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
@@ -728,6 +728,8 @@ class Engine(TorchModel, Autograd):
                 st.own_heap()[(obj.oid, target.attr)] = value
             elif type(obj) is Tensor and target.attr == api.GRAD_ATTRIBUTE:
                 self.emit("grad_reset", target, st, roots=obj.roots)  # p.grad = None (or zeros)
+                if value == NONE:
+                    self.grads_gone(obj.roots, st)
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and truth(value) is False:
                 self.freeze(obj.roots, st, self.every_parameter(target.value))
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and obj.roots \
@@ -1623,7 +1625,7 @@ class Engine(TorchModel, Autograd):
             if name in (api.MODULE_FORWARD, "__call__"):
                 return self.call(recv, args, kwargs, node, st)
             if name in api.GRAD_RESET_METHODS:
-                self.emit("grad_reset", node, st, roots=self.module_roots(recv, st, 0))
+                self.grad_reset(self.module_roots(recv, st, 0), args, kwargs, node, st)
             return UNKNOWN
         if t is Optim:
             if name in api.OPTIMIZER_STEP_METHODS:
@@ -1632,19 +1634,26 @@ class Engine(TorchModel, Autograd):
                     self.run_closure(recv, closure, node, st)
                 st.mark_stepped()
                 roots = self.roots_of(recv.params, st, 0)
-                if self.entry or GRADS_FILLED in st.heap:
-                    # the parameters change in place; before any backward their .grad is None,
-                    # and torch's optimizers skip such parameters
-                    for root in roots:
+                for root in roots:
+                    # the parameters change in place; torch's optimizers skip those whose .grad
+                    # is None (no backward reached them since zero_grad())
+                    if self.has_grad(root, st):
                         self.modified(root, node, st)
                 self.emit("step", node, st, roots=roots)
             elif name in api.GRAD_RESET_METHODS:
-                self.emit("grad_reset", node, st, roots=self.roots_of(recv.params, st, 0))
+                self.grad_reset(self.roots_of(recv.params, st, 0), args, kwargs, node, st)
             return UNKNOWN
         if t is Box:
             return self.container_method(recv, name, args, node, st)
         return self.unknown_call(args, kwargs)
 
+
+    def grad_reset(self, roots, args, kwargs, node, st: State) -> None:
+        """``zero_grad(set_to_none=True)`` (the default) leaves no ``.grad``; ``False`` zeros."""
+        flag = args[0][0] if args else kwargs.get(api.SET_TO_NONE, (None, None))[0]
+        if flag is None or truth(flag) is True:
+            self.grads_gone(roots, st)
+        self.emit("grad_reset", node, st, roots=roots)
 
     def submodules(self, module: Val, st: State, deep: bool) -> Optional[list]:
         """``module`` and the modules it holds (all the way down if ``deep``, else its children),

@@ -43,8 +43,11 @@ class FreeInfo:
 # untouched shares it too. Reads use ``st.globals`` / ``st.heap`` as they are.
 GLOBALS, HEAP = 1, 2
 OWNED = GLOBALS | HEAP
-# heap entry: some backward() has run on this path, so parameters may hold a .grad
+# heap entries: a backward() whose reach is not known has run on this path, so any parameter may
+# hold a .grad; (GRAD_OF, root): that parameter may hold one (a backward reached it, and no
+# ``zero_grad()`` set it to None since)
 GRADS_FILLED, FILLED = ("$grads", "filled"), Const(True)
+GRAD_OF = "$grad"
 
 
 class State:

@@ -444,5 +444,6 @@ ACCUMULATING_OPERATORS = frozenset({"Add", "Sub"})
 
 # Methods of optimizers and modules that clear their parameters' .grad (set to None by default).
 GRAD_RESET_METHODS = frozenset({"zero_grad"})
+SET_TO_NONE = "set_to_none"  # zero_grad's flag (default True since torch 2.0)
 # In-place methods that, called on a parameter's .grad (``p.grad.zero_()``), clear it.
 GRAD_TENSOR_RESETS = frozenset({"zero_"})
