@@ -17,7 +17,7 @@ import pytest
 
 import test_fixtures as corpus  # not `from ... import test_oracle`: pytest would collect it here
 
-SETS = {"blind": 36, "blind2": 30}  # directory -> at least this many report/fix pairs
+SETS = {"blind": 36, "blind2": 30, "blind3": 30}  # directory -> at least this many report/fix pairs
 CASES_BY_SET = {name: corpus.discover(corpus.TESTS / name) for name in SETS}
 CASES = [case for cases in CASES_BY_SET.values() for case in cases]
 SOURCE = re.compile(r"#\s*Source:\s*https?://\S+")
@@ -50,7 +50,7 @@ def test_the_set(blind_set: str):
 
 
 def test_sets_cite_distinct_reports():
-    """No report is reproduced twice, within a set or across the two."""
+    """No report is reproduced twice, within a set or across the sets."""
     cited = [case.entry.read_text(encoding="utf-8").splitlines()[0].split("Source:", 1)[-1].strip()
              for case in CASES if _name(case).endswith("_bug")]
     repeated = sorted({url for url in cited if cited.count(url) > 1})
