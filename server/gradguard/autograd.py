@@ -45,7 +45,8 @@ class Autograd:
                 ts.append((v, n))
                 continue
             if tv is Box:  # torch.cat([a, b]) / torch.stack(xs): every element is consumed
-                v = strong(heap.get((v.oid, "*"), UNKNOWN))
+                elems = heap.get((v.oid, "*"), UNKNOWN)
+                v = self._weak(elems) if v.some else strong(elems)
             elif tv is not Tup:
                 unsure = unsure or tv not in _NOT_TENSORS
                 continue

@@ -389,8 +389,8 @@ class Engine(TorchModel, Autograd):
         def step(s, first):
             self.assign(node.target, self.iter_elem(iterable, s, node.iter, first), s)
             out = self.block(node.body, s)
-            if cycles and out is not None:  # the next pass over the items walks them all again
-                out.promote_weak()
+            if cycles and out is not None and out.wfreed:  # the next pass over the items walks them all again
+                out.promote_weak(_element_segs(iterable, s))
             return out
 
         walks = type(iterable) is Box and type(node.target) is ast.Name
@@ -407,8 +407,8 @@ class Engine(TorchModel, Autograd):
             self.frame.elements.pop(node.target.id, None)
         if indexed:
             self.frame.elements.pop(("index", indexed), None)
-        if out is not None and _walks_container(iterable):
-            out.promote_weak()
+        if out is not None and out.wfreed and _walks_container(iterable):
+            out.promote_weak(_element_segs(iterable, st))
         return out
 
     def known_items(self, v: Val, st: State):
@@ -1035,6 +1035,8 @@ class Engine(TorchModel, Autograd):
             return v if weak == v.weak else v.but(weak=weak)
         if type(v) is Tup:
             return v.like(self._weak(x) for x in v.items)
+        if type(v) is Box and not v.some:
+            return Box(v.oid, v.kind, True)
         return v
 
     def keyed(self, v: Val, key, st: State) -> Val:
@@ -1126,8 +1128,10 @@ class Engine(TorchModel, Autograd):
             if type(index) is Const and st.heap.get((base.oid, "sealed")) == Const(True):
                 return self.keyed(self._weak(st.heap.get((base.oid, "*"), UNKNOWN)), (base.oid, index.value), st)
             if type(node.slice) is ast.Name and ("index", node.slice.id) in self.frame.elements:
-                return strong(st.heap.get((base.oid, "*"), UNKNOWN))  # the loop reads them all
-            return self._weak(st.heap.get((base.oid, "*"), UNKNOWN))
+                if not base.some:
+                    return strong(st.heap.get((base.oid, "*"), UNKNOWN))  # the loop reads them all
+            elem = self._weak(st.heap.get((base.oid, "*"), UNKNOWN))
+            return Optim(elem.qual, elem.params, True) if type(elem) is Optim else elem
         if tb is Layer and base.children and type(index) is Const and isinstance(index.value, int) \
                 and -len(base.children) <= index.value < len(base.children):
             return base.children[index.value]  # nn.Sequential(...)[i]
@@ -1637,7 +1641,7 @@ class Engine(TorchModel, Autograd):
                 for root in roots:
                     # the parameters change in place; torch's optimizers skip those whose .grad
                     # is None (no backward reached them since zero_grad())
-                    if self.has_grad(root, st):
+                    if not recv.some and self.has_grad(root, st):
                         self.modified(root, node, st)
                 self.emit("step", node, st, roots=roots)
             elif name in api.GRAD_RESET_METHODS:
@@ -1915,6 +1919,37 @@ def _cycles(v: Val) -> bool:
         return v.wrap[0] == "cycle" or (v.wrap[0] == "chain" and len(set(boxes)) < len(boxes)) \
             or any(_cycles(x) for x in v.wrap[1])
     return False
+
+
+def _element_segs(v: Val, st: State, depth: int = 0) -> Optional[frozenset]:
+    """The graph segments held by the elements of a container (or of the containers an iterator
+    walks); None when some element may hold graphs the analysis does not see (an object, an
+    unknown value)."""
+    t = type(v)
+    if t is Tensor:
+        return v.segs
+    if t in (Const, Number, Builtin):
+        return frozenset()
+    if depth > 3:
+        return None
+    if t is Box:
+        items = st.heap.get((v.oid, "items"))  # known items: "*" is their join (unknown for 1.0 and 2.0)
+        parts = items.items if type(items) is Tup else [x for (oid, _), x in st.heap.items() if oid == v.oid]
+    elif t is Tup:
+        parts = v.items
+    elif t is Iter and v.wrap is not None and v.wrap[0] != "range":
+        inner = v.wrap[1]
+        # (a tensor walked row by row is one graph: its rows are not several)
+        parts = [x for x in (inner if isinstance(inner, tuple) else (inner,)) if type(x) is not Tensor]
+    else:
+        return None
+    out = frozenset()
+    for part in parts:
+        segs = _element_segs(part, st, depth + 1)
+        if segs is None:
+            return None
+        out |= segs
+    return out
 
 
 def _walks_container(v: Val) -> bool:

@@ -94,11 +94,17 @@ class State:
         self.owned = (self.owned & ~HEAP) | (other.owned & HEAP)
         other.owned &= ~HEAP
 
-    def promote_weak(self) -> None:
-        """A loop walked a whole container: what its elements freed weakly is now freed."""
-        for seg, info in self.wfreed.items():
+    def promote_weak(self, segs=None) -> None:
+        """A loop walked a whole container: what its elements (``segs``; None: not known which)
+        freed weakly is now freed."""
+        if segs is None:
+            promoted, self.wfreed = self.wfreed, {}
+        else:
+            promoted = {s: info for s, info in self.wfreed.items() if s in segs}
+            if promoted:
+                self.wfreed = {s: info for s, info in self.wfreed.items() if s not in promoted}
+        for seg, info in promoted.items():
             self.freed.setdefault(seg, info)
-        self.wfreed = {}
 
     def lookup(self, name: str) -> Optional[Val]:
         if self.locals is not None and name in self.locals:

@@ -326,10 +326,13 @@ class Layer(Val):
 
 
 class Optim(Val):
-    __slots__ = ("qual", "params")
+    """An optimizer over ``params``. ``some``: read out of a list of optimizers by an index the
+    analysis cannot pin (``optimizers[i]``), it steps one of their parameter sets: a maybe."""
 
-    def __init__(self, qual, params):
-        self.qual, self.params = qual, params
+    __slots__ = ("qual", "params", "some")
+
+    def __init__(self, qual, params, some=False):
+        self.qual, self.params, self.some = qual, params, some
 
     def __eq__(self, other):
         return type(other) is Optim and other.qual == self.qual and other.params == self.params
@@ -393,12 +396,14 @@ class Tup(Val):
 
 
 class Box(Val):
-    """A mutable container (list, dict, set); its elements' join lives in the heap."""
+    """A mutable container (list, dict, set); its elements' join lives in the heap. ``some``: it
+    was read out of a container of containers by an index the analysis cannot pin, so it stands
+    for one of several (``per_agent[i]``): what it holds is one of their graphs, a maybe."""
 
-    __slots__ = ("oid", "kind")
+    __slots__ = ("oid", "kind", "some")
 
-    def __init__(self, oid, kind):
-        self.oid, self.kind = oid, kind
+    def __init__(self, oid, kind, some=False):
+        self.oid, self.kind, self.some = oid, kind, some
 
     def __eq__(self, other):
         return type(other) is Box and other.oid == self.oid
@@ -516,7 +521,7 @@ def join(a: Val, b: Val) -> Val:
     if ta is Tup and tb is Tup and len(a.items) == len(b.items):
         return Tup((join(x, y) for x, y in zip(a.items, b.items)), a.names if a.names == b.names else None)
     if a == b:
-        return a
+        return b if tb in (Box, Optim) and b.some else a
     if ta is Iter and tb is Iter and a.gen is None and b.gen is None:
         return Iter(join(a.elem, b.elem))
     if ta in _OBJECTS and tb in _OBJECTS:
