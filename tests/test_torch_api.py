@@ -1106,7 +1106,7 @@ def test_grad_tensor_resets(name):
 
 
 # Every table in torch_api.py is checked by a test above; a new table needs one too.
-VERIFIED_TABLES = {
+VERIFIED_TABLES = {"MODULE_LOAD_STATE", "SET_TO_NONE", 
     "TO_NUMPY_METHODS", "NUMPY_CONVERTERS", "GRAD_ATTRIBUTE", "RETAIN_GRAD",
     "FACTORIES", "COPY_CONSTRUCTORS", "PARAMETERS", "FUNCTIONS", "TENSOR_METHODS",
     "TENSOR_ATTRIBUTE_VIEWS", "OPERATORS", "SUBSCRIPT_SAVES", "SEVER_METHODS", "SEVER_ATTRIBUTES",
@@ -1224,6 +1224,29 @@ def test_module_parameter_attribute(name):
     for layer in (torch.nn.Linear(2, 3), torch.nn.Conv2d(1, 2, 3)):
         value = getattr(layer, name)
         assert isinstance(value, torch.nn.Parameter) and value.is_leaf and value.requires_grad
+
+
+def test_module_load_state_writes_parameters_in_place():
+    """``load_state_dict`` copies into the module's parameters: their versions move, so a graph
+    that saved them raises at its backward."""
+    model, other = torch.nn.Linear(3, 2), torch.nn.Linear(3, 2)
+    before = model.weight._version
+    getattr(model, api.MODULE_LOAD_STATE)(other.state_dict())
+    assert model.weight._version > before and torch.equal(model.weight, other.weight)
+
+
+def test_zero_grad_set_to_none_and_the_steps_it_skips():
+    """``zero_grad()`` leaves ``.grad`` None (set_to_none defaults to True) and a step skips such
+    parameters (no version change); with ``set_to_none=False`` the zero gradients are stepped."""
+    for flag, stepped in ((None, False), (True, False), (False, True)):
+        p = torch.nn.Parameter(torch.ones(3))
+        opt = torch.optim.Adam([p], lr=0.1)
+        (p * 2).sum().backward()
+        opt.zero_grad() if flag is None else opt.zero_grad(**{api.SET_TO_NONE: flag})
+        assert (p.grad is None) == (not stepped)
+        before = p._version
+        opt.step()
+        assert (p._version > before) == stepped
 
 
 def test_every_table_is_verified():

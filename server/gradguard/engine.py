@@ -39,6 +39,9 @@ from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, B
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
                      Val, join, join_elements, merge_via, strong, tensors_in, truth)
 
+# a call's keyword for arguments it passes that no parameter can be matched to (``**options``,
+# ``*xs`` of unknown length): the parameters left are unknown, not their defaults
+UNBOUND = "**"
 MAX_LOOP_PASSES = 6
 MAX_CALL_DEPTH = 12
 # A function may run inside itself this many times (``repackage_hidden`` recurses once into the
@@ -846,7 +849,7 @@ class Engine(TorchModel, Autograd):
             callee = self.attr(self.ev(func.value, st), func.attr, st, func)
         else:
             callee = self.ev(func, st)
-        args = []
+        args, kwargs = [], {}
         for a in node.args:
             if type(a) is ast.Starred:
                 spread = self.ev(a.value, st)
@@ -854,15 +857,17 @@ class Engine(TorchModel, Autograd):
                     st.heap.get((spread.oid, "items")) if type(spread) is Box else None)
                 if type(items) is Tup:  # f(*pair): each item its own argument
                     args.extend((item, a.value) for item in items.items)
-                else:
+                else:  # as many as it holds: the parameters after the first are not known
                     args.append((self.iter_elem(spread, st, a), a.value))
+                    kwargs[UNBOUND] = (UNKNOWN, a.value)
             else:
                 args.append((self.ev(a, st), a))
-        kwargs = {}
         for k in node.keywords:
             v = self.ev(k.value, st)
             if k.arg:
                 kwargs[k.arg] = (v, k.value)
+            else:  # f(**options): keywords the analysis cannot name
+                kwargs[UNBOUND] = (v, k.value)
         return self.call(callee, args, kwargs, node, st)
 
     def e_BinOp(self, node, st):
@@ -1375,6 +1380,7 @@ class Engine(TorchModel, Autograd):
             # did would be dropped (a third of all steps went to such calls)
             self.truncated.append((fn.node, fn.module.path))
             return self.unknown_call([(a, None) for a in args], {k: (v, None) for k, v in kwargs.items()})
+        unknown_rest = unknown_rest or UNBOUND in kwargs
         key = _memo_key(fn, args, kwargs, st.grad) if kept and not (generator or unknown_rest) else None
         if key is not None:
             hit = _PLAIN_CALLS.get(key)
@@ -1623,9 +1629,17 @@ class Engine(TorchModel, Autograd):
                     self.call(args[0][0], [(m, None)], {}, node, st)
                 return recv
             if name in api.MODULE_SELF_METHODS:
-                if name == api.REQUIRES_GRAD_SETTER and args and truth(args[0][0]) is False:
-                    self.freeze(self.module_roots(recv, st, 0), st, True)
+                if name == api.REQUIRES_GRAD_SETTER:
+                    flag = truth(args[0][0]) if args else truth(kwargs.get("requires_grad", (Const(True), None))[0])
+                    if flag is False:
+                        self.freeze(self.module_roots(recv, st, 0), st, True)
+                    elif flag is True:
+                        self.unfreeze(self.module_roots(recv, st, 0), st)
                 return recv
+            if name == api.MODULE_LOAD_STATE and "strict" not in kwargs and "assign" not in kwargs:
+                for root in self.module_roots(recv, st, 0):
+                    self.modified(root, node, st)
+                return UNKNOWN
             if name in (api.MODULE_FORWARD, "__call__"):
                 return self.call(recv, args, kwargs, node, st)
             if name in api.GRAD_RESET_METHODS:

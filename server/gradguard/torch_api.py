@@ -226,6 +226,8 @@ MODULE_REGISTERS = frozenset({"register_buffer", "register_parameter"})
 MODULE_WALKS = {"modules": (True, True, False), "named_modules": (True, True, True),
                 "children": (False, False, False), "named_children": (False, False, True)}
 MODULE_APPLY = "apply"  # fn(m) for every submodule, then the module itself
+# copies a state dict into the module's parameters in place (their versions move)
+MODULE_LOAD_STATE = "load_state_dict"
 MODULE_SELF_METHODS = frozenset({"train", "eval", "to", "cuda", "cpu", "float", "double",
                                  "requires_grad_", "half", "bfloat16", "type", "apply",
                                  "share_memory"})  # return the module itself
@@ -289,7 +291,7 @@ MODULE_PARAMETER_ATTRIBUTES = frozenset({"weight", "bias"})
 # calls t.mean(axis=...), a TypeError), and np.concatenate/np.stack want a sequence.
 TO_NUMPY_METHODS = frozenset({"numpy"})
 NUMPY_CONVERTERS = {
-    "numpy.array": True, "numpy.asarray": True, "numpy.argmax": True, "numpy.argmin": True,
+    "numpy.array": True, "numpy.asarray": True, "numpy.copy": True, "numpy.argmax": True, "numpy.argmin": True,
     "numpy.median": True, "numpy.tanh": True, "numpy.exp": True, "numpy.log": True,
     "numpy.abs": True, "numpy.sqrt": True, "numpy.vstack": True, "numpy.hstack": True,
     "numpy.round": True, "numpy.clip": True,

@@ -135,7 +135,7 @@ class TorchModel:
         if qual in api.PARAMETERS:
             return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, True), st),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
-        if qual in api.DATA_CONVERTERS and not any(tensors_in(v) or type(v) is Box for v, _ in args[:1]):
+        if qual in api.DATA_CONVERTERS and not any(any(tensors_in(v)) or type(v) is Box for v, _ in args[:1]):
             # data from lists, NumPy or a library: a leaf without grad (unless the data we do
             # not see is a tensor, which these return as it is)
             return Tensor(NEVER if args and type(args[0][0]) is Const else NO)
