@@ -128,6 +128,8 @@ FUNCTION_CALLS = {
     "torch.stack": [(([a(), a()],), {}), (([a(), a()],), {"dim": 1}), (([scalar()],), {}), (((row(), row(), row()), -1), {})],
     "torch.gather": [((a(), 1, torch.zeros(3, 1, dtype=torch.long)), {}),
                      ((a(), 0), {"index": torch.zeros(1, 1, dtype=torch.long)})],
+    **{n: [(([a(), a()],), {}), (([a(), a()], 1), {}), (((a(), torch.rand(2, 4)),), {"dim": 0}),
+           (([row(), row()], -1), {})] for n in ("torch.cat", "torch.concat")},
 }
 
 
@@ -159,6 +161,7 @@ METHOD_CALLS = {
     "transpose": [((0, 1), {}), ((1, 0), {})], "t": [((), {})],
     "matmul": [((torch.rand(4, 2),), {}), ((row(),), {})], "mm": [((torch.rand(4, 2),), {})],
     "to": [((torch.float64,), {}), ((), {"dtype": torch.float16})],
+    "permute": [((1, 0), {}), (((1, 0),), {}), ((0,), {})],
     "gather": [((1, torch.zeros(1, 1, dtype=torch.long)), {}), ((0,), {"index": torch.zeros(1, 1, dtype=torch.long)})],
 }
 
@@ -275,6 +278,11 @@ MODULE_CALLS = {
     **{f"torch.nn.{k}Pool{d}d": [((2,), torch.rand(2, 3, *[6] * d)), ((2,), torch.rand(3, *[6] * d)),
                                  ((1,), torch.rand(1, 1, *[1] * d)), ((3, 2, 1), torch.rand(2, 3, *[7] * d))]
        for k in ("Max", "Avg") for d in (1, 2, 3)},
+    # (None keeps the input's size, from two dimensions on)
+    **{f"torch.nn.Adaptive{k}Pool{d}d": [((1,), torch.rand(2, 3, *[6] * d)), ((2,), torch.rand(3, *[5] * d))]
+       + ([(((None,) * d,), torch.rand(2, 3, *[4] * d))] if d > 1 else [])
+       for k in ("Max", "Avg") for d in (1, 2, 3)},
+    "torch.nn.Upsample": [((None, 2), torch.rand(2, 3, 4, 4)), ((None, 3), torch.rand(1, 2, 5))],
     # strides, paddings, dilations, per-dim tuples, "same"
     "torch.nn.Conv2d": [((3, 5, 3), torch.rand(2, 3, 6, 6)), ((3, 1, 3), torch.rand(3, 6, 6)),
                         ((3, 1, 1), torch.rand(4, 3, 1, 1)), ((3, 8, 3, 2, 1), torch.rand(4, 3, 8, 8)),

@@ -378,6 +378,11 @@ class Engine(TorchModel, Autograd):
 
     def s_For(self, node, st):
         iterable = self.ev(node.iter, st)
+        if type(iterable) is Iter and iterable.wrap is not None and iterable.wrap[0] == "range" \
+                and len(iterable.wrap) == 3 and type(iterable.wrap[1]) is Const and type(iterable.wrap[2]) is Const \
+                and type(iterable.wrap[1].value) is int and type(iterable.wrap[2].value) is int \
+                and iterable.wrap[2].value <= iterable.wrap[1].value:
+            return self.block(node.orelse, st) if node.orelse else st
         if type(iterable) is Obj and type(iterable.cls.lookup("__iter__")) is Func:
             # ``return iter(self.items)``: the loop walks that container, element after element
             it = self.call_func(iterable.cls.lookup("__iter__"), [iterable], {}, st, node.iter, bound=True)
@@ -887,6 +892,18 @@ class Engine(TorchModel, Autograd):
                     s.old is not None and s.site is node for s in out.segs):
                 self.emit("running_total", node, st, (out,))  # this sum holds last iteration's sum
             return out
+        if op == "Mult" and (type(left[0]) is Box) != (type(right[0]) is Box):
+            box, count = (left[0], right[0]) if type(left[0]) is Box else (right[0], left[0])
+            if box.kind == "list" and type(count) in (Const, Number):
+                out = Box((node, self.frame.ctx), "list")
+                self.allocate(out.oid, st)
+                if (box.oid, "*") in st.heap:
+                    st.own_heap()[(out.oid, "*")] = st.heap[(box.oid, "*")]
+                items = st.heap.get((box.oid, "items"))
+                if type(count) is Const and type(count.value) is int and type(items) is Tup \
+                        and len(items.items) * max(count.value, 0) <= 8:
+                    st.own_heap()[(out.oid, "items")] = Tup(items.items * max(count.value, 0))
+                return out
         if type(left[0]) is Tup and type(right[0]) is Tup and op == "Add":
             return Tup(left[0].items + right[0].items)
         if type(left[0]) is Box and type(right[0]) is Box and op == "Add":  # list + list
@@ -942,6 +959,9 @@ class Engine(TorchModel, Autograd):
         if len(rights) == 1 and type(node.ops[0]) in (ast.In, ast.NotIn) and type(left) is Const \
                 and type(rights[0]) is Box and rights[0].kind == "dict" and has_key(st, rights[0], left.value):
             return Const(type(node.ops[0]) is ast.In)  # (a key not known present may still be there)
+        if len(rights) == 1 and type(node.ops[0]) in (ast.Is, ast.IsNot) and type(left) is Builtin \
+                and type(rights[0]) is Builtin:
+            return Const((left.name == rights[0].name) == (type(node.ops[0]) is ast.Is))
         if len(rights) == 1 and type(node.ops[0]) in (ast.Is, ast.IsNot) and rights[0] == NONE:
             if type(left) in (Tensor, Layer, Obj, Func, Class, Optim, Box, Tup):
                 return Const(type(node.ops[0]) is ast.IsNot)
@@ -1042,6 +1062,8 @@ class Engine(TorchModel, Autograd):
             return v.like(self._weak(x) for x in v.items)
         if type(v) is Box and not v.some:
             return Box(v.oid, v.kind, True)
+        if type(v) is Obj and not v.some:
+            return Obj(v.oid, v.cls, True)
         return v
 
     def keyed(self, v: Val, key, st: State) -> Val:
@@ -1104,6 +1126,13 @@ class Engine(TorchModel, Autograd):
         index = self.ev(node.slice, st)
         tb = type(base)
         if tb is Number:  # ``x.shape[0]``, ``t.tolist()[i]``
+            if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and type(index) is Const \
+                    and type(index.value) is int:
+                owner = self.ev(node.value.value, st)
+                if type(owner) is Tensor and type(owner.shape) is tuple \
+                        and -len(owner.shape) <= index.value < len(owner.shape) \
+                        and type(owner.shape[index.value]) is int:
+                    return Const(owner.shape[index.value])
             return NUMBER
         if tb is Tensor:
             kind = "basic" if _basic_index(node.slice, index) else "advanced"
@@ -1112,6 +1141,13 @@ class Engine(TorchModel, Autograd):
             items = _index_items(node.slice, index) if kind == "basic" else None
             if items is not None:
                 out.shape = shapes.index(base.shape, items)
+            elif type(base.shape) is tuple and isinstance(node.slice, ast.Tuple):
+                # the leading whole ':' select the leading dims, whatever the rest of the index is
+                lead = 0
+                while lead < min(len(node.slice.elts), len(base.shape)) and _whole_slice(node.slice.elts[lead]):
+                    lead += 1
+                if any(d is not None and d != 1 for d in base.shape[:lead]):
+                    out.shape = shapes.NONSCALAR
             return out
         if tb is Tup:
             if type(index) is Const and isinstance(index.value, int) and -len(base.items) <= index.value < len(base.items):
@@ -1187,7 +1223,7 @@ class Engine(TorchModel, Autograd):
         for part in (node.lower, node.upper, node.step):
             if part is not None:
                 self.ev(part, st)
-        return UNKNOWN
+        return NUMBER
 
     # ----------------------------------------------------------------- attributes
     def each(self, alt: Alt, st: State, fn) -> Val:
@@ -1242,7 +1278,7 @@ class Engine(TorchModel, Autograd):
         if t is Obj:
             value = st.heap.get((recv.oid, name))
             if value is not None:
-                return value
+                return self._weak(value) if recv.some else value
             found = recv.cls.lookup(name)
             if type(found) is Func:
                 if _is_property(found.node):
@@ -1277,6 +1313,8 @@ class Engine(TorchModel, Autograd):
                     value = p if value is None else join(value, p)
                 return value
             return Bound(recv, name)
+        if t is Box and recv.kind == "namespace":
+            return st.heap.get((recv.oid, ("k", name)), UNKNOWN)
         if t in (Optim, Box, Iter):
             return Bound(recv, name)
         if t is Super:
@@ -1518,6 +1556,8 @@ class Engine(TorchModel, Autograd):
         vals = [a for a, _ in args]
         if name == "range":
             start = vals[0] if len(vals) >= 2 else Const(0)
+            if len(vals) in (1, 2):
+                return Iter(wrap=("range", start, vals[-1]))
             return Iter(wrap=("range", start))
         if name == "enumerate" and vals:
             start = vals[1] if len(vals) > 1 else kwargs.get("start", (Const(0), None))[0]
@@ -1559,6 +1599,9 @@ class Engine(TorchModel, Autograd):
             if owner is not None and first is not None:
                 return Super(first, owner)
             return UNKNOWN
+        if name == "type" and len(vals) == 1 and type(vals[0]) is Const \
+                and type(vals[0].value) in (int, float, str, bool):
+            return Builtin(type(vals[0].value).__name__)
         if name == "isinstance" and len(vals) == 2:
             return _isinstance(vals[0], vals[1])
         if name == "getattr" and len(vals) >= 2 and type(vals[1]) is Const and isinstance(vals[1].value, str):
@@ -2004,6 +2047,9 @@ def _isinstance(v: Val, cls: Val) -> Val:
             return _derives(v.cls, cls, 0)
         # one torch layer class is no other (but a lazy one, which is its eager class)
         return Const(v.qual == cls.qual) if v.qual in api.MODULES and "Lazy" not in v.qual else UNKNOWN
+    if type(v) is Const and type(cls) is Builtin and cls.name in ("int", "float", "str", "bool") \
+            and type(v.value) in (int, float, str, bool, type(None)):
+        return Const(isinstance(v.value, {"int": int, "float": float, "str": str, "bool": bool}[cls.name]))
     tensor_class = type(cls) is LibRef and cls.qual in api.TENSOR_CLASSES
     python_class = type(cls) is Builtin and cls.name in _PYTHON_TYPES
     if type(v) is Tensor and (tensor_class or python_class):
@@ -2052,6 +2098,8 @@ def _index_items(node, index: Val):
         elif type(value) is Const and (value.value is None or value.value is Ellipsis
                                        or (type(value.value) is int)):
             items.append(value.value)
+        elif type(value) is After:
+            items.append(0)  # (its value does not matter: an int drops the dim)
         else:
             return None
     return items

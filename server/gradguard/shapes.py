@@ -171,8 +171,8 @@ def transpose(shape: Shape, a=0, b=1) -> Shape:
 
 def last_dim(shape: Shape, size) -> Shape:
     """``nn.Linear(in, out)`` on ``(…, in)``: ``(…, out)``."""
-    if type(shape) is tuple and shape and type(size) is int:
-        return shape[:-1] + (size,)
+    if type(shape) is tuple and shape:
+        return shape[:-1] + (size if type(size) is int else None,)
     return None
 
 
@@ -238,6 +238,15 @@ class Of:
 OPAQUE = object()  # an argument whose value is not known (it may even be a tensor)
 
 
+class Seq:
+    """A list of tensors whose length is not known: ``elem`` is what is known of each one."""
+
+    __slots__ = ("elem",)
+
+    def __init__(self, elem):
+        self.elem = elem
+
+
 def _arg(args, kwargs, pos: int, name: str, default=None):
     if name in kwargs:
         return kwargs[name]
@@ -298,6 +307,38 @@ def result(kind: str, args: Sequence, kwargs: dict) -> Shape:
     if kind == "matmul":
         other = _arg(args, kwargs, 1, "other")
         return matmul(first, other.shape if type(other) is Of else None)
+    if kind == "cat":
+        seq = _arg(args, kwargs, 0, "tensors")
+        dim = _arg(args, kwargs, 1, "dim", 0)
+        if type(seq) not in (list, tuple) or not seq or type(dim) is not int:
+            return None
+        elems = [s.shape if type(s) is Of else None for s in seq]
+        ranks = {len(s) for s in elems if type(s) is tuple}
+        if len(ranks) != 1:
+            return None
+        rank = ranks.pop()
+        if not -rank <= dim < rank:
+            return None
+        dim %= rank
+        out = []
+        for i in range(rank):
+            dims = [s[i] if type(s) is tuple else None for s in elems]
+            if i == dim:
+                out.append(sum(dims) if all(d is not None for d in dims) else None)
+            else:
+                known = [d for d in dims if d is not None]
+                out.append(known[0] if known else None)
+        return tuple(out)
+    if kind == "stack" and type(_arg(args, kwargs, 0, "tensors")) is Seq:
+        elem = _arg(args, kwargs, 0, "tensors").elem
+        return insert(elem.shape if type(elem) is Of else None, _arg(args, kwargs, 1, "dim", 0), None)
+    if kind == "permute":
+        dims = args[1:] if len(args) > 2 or (len(args) == 2 and type(args[1]) is int) else \
+            (tuple(args[1]) if len(args) == 2 and type(args[1]) in (tuple, list) else None)
+        if type(first) is tuple and dims is not None and sorted(d % len(first) if type(d) is int else -1
+                                                                for d in dims) == list(range(len(first))):
+            return tuple(first[d] for d in dims)
+        return _numel_kept(first)
     if kind == "stack":
         seq = _arg(args, kwargs, 0, "tensors")
         if type(seq) not in (list, tuple) or not seq:
@@ -374,6 +415,19 @@ def module(kind: str, args: Sequence, kwargs: dict, inputs: Sequence) -> Shape:
             return _numel_kept(first)
         dim %= len(first)
         return first[:dim] + tuple(d if type(d) is int and d >= 0 else None for d in sizes) + first[dim + 1:]
+    if kind.startswith("adaptive"):
+        spatial = int(kind[-1])
+        size = _arg(args, kwargs, 0, "output_size")
+        sizes = size if type(size) in (tuple, list) else (size,) * spatial
+        if type(first) is not tuple or len(first) not in (spatial + 1, spatial + 2) or len(sizes) != spatial:
+            return None
+        return first[:len(first) - spatial] + tuple(
+            s if type(s) is int else (first[len(first) - spatial + i] if s is None else None) for i, s in enumerate(sizes))
+    if kind == "upsample":
+        scale = _arg(args, kwargs, 1, "scale_factor")
+        if type(first) is not tuple or len(first) < 3 or type(scale) is not int or "size" in kwargs:
+            return None
+        return first[:2] + tuple(d * scale if type(d) is int else None for d in first[2:])
     if kind.startswith(("conv", "pool")):
         # (N, C, *spatial) or unbatched (C, *spatial): the batch stays, a convolution's channels
         # become its out_channels, a pooling's stay; the spatial sizes follow the arguments

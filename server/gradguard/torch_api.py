@@ -341,6 +341,7 @@ SHAPE_FUNCTIONS = {
     "torch.flatten": "flatten", "torch.reshape": "view", "torch.unsqueeze": "unsqueeze",
     "torch.squeeze": "squeeze", "torch.transpose": "transpose", "torch.t": "transpose",
     "torch.matmul": "matmul", "torch.mm": "matmul", "torch.stack": "stack", "torch.gather": "gathered",
+    "torch.cat": "cat", "torch.concat": "cat",
 }
 SHAPE_METHODS = {
     **{n: "same" for n in _SAME_FUNCTIONS + ("contiguous", "float", "double", "half", "cpu",
@@ -351,7 +352,7 @@ SHAPE_METHODS = {
     **{n: "reduce" for n in ("sum", "mean", "prod", "logsumexp", "amax", "amin")},
     "std": "spread", "var": "spread",
     "max": "whole", "min": "whole", "norm": "norm",
-    "view": "view", "reshape": "view", "flatten": "flatten", "unsqueeze": "unsqueeze",
+    "view": "view", "reshape": "view", "flatten": "flatten", "unsqueeze": "unsqueeze", "permute": "permute",
     "squeeze": "squeeze", "transpose": "transpose", "t": "transpose", "matmul": "matmul",
     "mm": "matmul",
 }
@@ -400,6 +401,8 @@ MODULE_SHAPES = {
     "torch.nn.Linear": "linear", "torch.nn.Flatten": "flatten", "torch.nn.Unflatten": "unflatten",
     **{f"torch.nn.Conv{d}d": f"conv{d}" for d in (1, 2, 3)},
     **{f"torch.nn.{kind}Pool{d}d": f"pool{d}" for kind in ("Max", "Avg") for d in (1, 2, 3)},
+    **{f"torch.nn.Adaptive{kind}Pool{d}d": f"adaptive{d}" for kind in ("Max", "Avg") for d in (1, 2, 3)},
+    "torch.nn.Upsample": "upsample",
 }
 
 # --- what a node keeps (generated, see above): which of its tensors an op's backward node saves,

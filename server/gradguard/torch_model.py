@@ -113,6 +113,12 @@ class TorchModel:
             self.emit("to_numpy", node, st, self.converted(args[:1], st, api.NUMPY_CONVERTERS[qual]),
                       detail=qual, target=args[0][1] if single else None,
                       places=(("elements", args[0][1]),) if args and not single and args[0][1] is not None else ())
+        if qual in ("types.SimpleNamespace", "argparse.Namespace") and not args:
+            box = Box((node, self.frame.ctx), "namespace")
+            self.allocate(box.oid, st)
+            for key, (value, _) in kwargs.items():
+                st.own_heap()[(box.oid, ("k", key))] = value
+            return box
         if not is_torch(qual):
             return self.unknown_call(args, kwargs)
         if qual in api.GRAD_MODE:
@@ -296,7 +302,7 @@ class TorchModel:
         if name in api.TENSOR_METHODS:
             operands = list(args) + list(kwargs.values())
             if name in api.LIKE_METHODS:
-                operands = [(v, n) for v, n in operands if type(v) is not Tensor]
+                operands = []
             return _split_outputs(name, self.shaped(
                 self.op(node, [(t, node.func.value)] + operands,
                         api.TENSOR_METHODS[name], st, keeps=api.KEEPS_METHODS.get(name),
@@ -482,6 +488,10 @@ def _shape_arg(v: Val, node, st: State):
         return v.value
     if tv is Tup:
         return tuple(_shape_arg(x, None, st) for x in v.items)
+    if tv is Box and type(st.heap.get((v.oid, "items"))) is Tup:
+        return [_shape_arg(x, None, st) for x in st.heap[(v.oid, "items")].items]
+    if tv is Box and v.kind == "list" and not isinstance(node, (ast.List, ast.Tuple)):
+        return shapes.Seq(_shape_arg(st.heap.get((v.oid, "*"), UNKNOWN), None, st))
     if tv is Box and isinstance(node, (ast.List, ast.Tuple)) \
             and not any(isinstance(e, ast.Starred) for e in node.elts):
         elem = _shape_arg(st.heap.get((v.oid, "*"), UNKNOWN), None, st)

@@ -295,12 +295,14 @@ class Class(Val):
 
 
 class Obj(Val):
-    """An instance of a user class; its attributes live in the state's heap under ``oid``."""
+    """An instance of a user class; its attributes live in the state's heap under ``oid``.
+    ``some``: read out of a container by an index the analysis cannot pin (``agents[i]``), it is
+    one of several instances made at one place: what its attributes hold is a maybe."""
 
-    __slots__ = ("oid", "cls")
+    __slots__ = ("oid", "cls", "some")
 
-    def __init__(self, oid, cls):
-        self.oid, self.cls = oid, cls
+    def __init__(self, oid, cls, some=False):
+        self.oid, self.cls, self.some = oid, cls, some
 
     def __eq__(self, other):
         return type(other) is Obj and other.oid == self.oid
@@ -521,7 +523,7 @@ def join(a: Val, b: Val) -> Val:
     if ta is Tup and tb is Tup and len(a.items) == len(b.items):
         return Tup((join(x, y) for x, y in zip(a.items, b.items)), a.names if a.names == b.names else None)
     if a == b:
-        return b if tb in (Box, Optim) and b.some else a
+        return b if tb in (Box, Optim, Obj) and b.some else a
     if ta is Iter and tb is Iter and a.gen is None and b.gen is None:
         return Iter(join(a.elem, b.elem))
     if ta in _OBJECTS and tb in _OBJECTS:
