@@ -258,6 +258,10 @@ class Autograd:
             places = (("modified", info.call), ("modified_stmt", info.inplace), ("modified_expr", info.via)) \
                 if info.path == main else ()
             places += tuple(("saved", s.site) for s in spoilt[:2] if s.path == main)
+            # the other writes it walks into (a second optimizer's step): a fix must move them all
+            others = {id(i.inplace): i.inplace for i in (st.freed[s] for s in spoilt)
+                      if i.path == main and i.via is None and i.inplace is not info.inplace}
+            places += tuple(("also_modified_stmt", stmt) for stmt in others.values())
             self.emit("modified_saved", node, st, tuple(ts), target=_outputs_node(node, spec),
                       detail=spec.get("returns") or "backward", places=places)
             if self.killed:

@@ -491,8 +491,11 @@ def _removal(src: _Source, region: _Region, stmt: cst.CSTNode) -> Edit:
 
 
 def _move_after(srcs, fix: Fix) -> list[Edit]:
-    """Move ``stmt`` to right after ``after`` (a sibling further down); when the statement
-    already following ``after`` is the same one, only take ``stmt`` out."""
+    """Move ``stmt`` (and ``stmt1``, ``stmt2``, … in order) to right after ``after``, a sibling
+    further down; when one statement already following ``after`` is the same, only take it out."""
+    moved = [loc for key, loc in fix.targets if key.startswith("stmt")]
+    if len(moved) > 1:
+        return _move_all_after(srcs, fix, moved)
     loc, after = fix.target("stmt"), fix.target("after")
     src = _source_for(srcs, loc)
     region, stmt = _statement_line(src, loc)
@@ -506,6 +509,21 @@ def _move_after(srcs, fix: Fix) -> list[Edit]:
             return [_removal(src, region, stmt)]
     moved = Fix("insert_after", fix.title, (("after", after),), texts=(("statement", text),))
     return [_removal(src, region, stmt), *_insert_after(srcs, moved)]
+
+
+def _move_all_after(srcs, fix: Fix, moved) -> list[Edit]:
+    after = fix.target("after")
+    src = _source_for(srcs, after)
+    _statement_line(src, after)
+    edits, texts = [], []
+    for loc in moved:
+        if _source_for(srcs, loc) is not src or loc.line >= after.line or loc.column != after.column:
+            raise FixError("a statement to move is not a sibling before the one to move it after")
+        region, stmt = _statement_line(src, loc)
+        texts.append(_text_between(src, (loc.line, loc.column), (loc.end_line, loc.end_column)))
+        edits.append(_removal(src, region, stmt))
+    inserted = Fix("insert_after", fix.title, (("after", after),), texts=(("statement", "\n".join(texts)),))
+    return [*edits, *_insert_after(srcs, inserted)]
 
 
 def _move_block_after(srcs, fix: Fix) -> list[Edit]:

@@ -14,7 +14,8 @@ from . import FixIntent, Report, Rule, short
 
 
 def on_modified_saved(ev) -> Report | None:
-    places = dict(p for p in ev.places if p[0] != "saved")
+    places = dict(p for p in ev.places if p[0] not in ("saved", "also_modified_stmt"))
+    others = [node for key, node in ev.places if key == "also_modified_stmt"]
     saved = [node for key, node in ev.places if key == "saved"]
     modified, stmt, expr = places.get("modified"), places.get("modified_stmt"), places.get("modified_expr")
     what = f"`{short(ev.target)}`" if ev.target is not None else "the outputs"
@@ -28,16 +29,21 @@ def on_modified_saved(ev) -> Report | None:
     related += tuple(("saved", node, (("what", short(node)),)) for node in saved[:1])
     # a backward over a value that went through unresolved code may not reach the saved tensor
     exact = all(t.exact for t in ev.tensors)
-    return Report("GG103", ev.node, args, exact, _fixes(modified, stmt, expr, ev), related=related)
+    return Report("GG103", ev.node, args, exact, _fixes(modified, stmt, expr, ev, others), related=related)
 
 
-def _fixes(modified, stmt, expr, ev) -> tuple:
+def _fixes(modified, stmt, expr, ev, others=()) -> tuple:
     if stmt is None:
         return ()
     if expr is None and isinstance(stmt, ast.Expr) and ev.stmt is not None:
-        # the parameters changed by an optimizer step between the backwards: step after the last
-        return (FixIntent("move_after", "Step the optimizer after this backward", (("stmt", stmt), ("after", ev.stmt)),
-                          preferred=True),)
+        # the parameters changed by optimizer steps between the backwards: step after the last
+        # (every step that wrote what this backward walks; not one that the loop runs after it)
+        steps = sorted([stmt, *(s for s in others if isinstance(s, ast.Expr))], key=lambda s: (s.lineno, s.col_offset))
+        if any(s.lineno > ev.stmt.lineno for s in steps):
+            return ()
+        title = "Step the optimizer after this backward" if len(steps) == 1 else "Step the optimizers after this backward"
+        targets = tuple((f"stmt{i}" if i else "stmt", s) for i, s in enumerate(steps)) + (("after", ev.stmt),)
+        return (FixIntent("move_after", title, targets, preferred=True),)
     if isinstance(expr, ast.Name):
         name = expr.id
         return (FixIntent("insert_before", f"Modify a copy: `{name} = {name}.clone()` first", (("before", stmt),),
