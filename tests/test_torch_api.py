@@ -1106,7 +1106,7 @@ def test_grad_tensor_resets(name):
 
 
 # Every table in torch_api.py is checked by a test above; a new table needs one too.
-VERIFIED_TABLES = {"MODULE_LOAD_STATE", "SET_TO_NONE", 
+VERIFIED_TABLES = {"IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE", 
     "TO_NUMPY_METHODS", "NUMPY_CONVERTERS", "GRAD_ATTRIBUTE", "RETAIN_GRAD",
     "FACTORIES", "COPY_CONSTRUCTORS", "PARAMETERS", "FUNCTIONS", "TENSOR_METHODS",
     "TENSOR_ATTRIBUTE_VIEWS", "OPERATORS", "SUBSCRIPT_SAVES", "SEVER_METHODS", "SEVER_ATTRIBUTES",
@@ -1224,6 +1224,20 @@ def test_module_parameter_attribute(name):
     for layer in (torch.nn.Linear(2, 3), torch.nn.Conv2d(1, 2, 3)):
         value = getattr(layer, name)
         assert isinstance(value, torch.nn.Parameter) and value.is_leaf and value.requires_grad
+
+
+@pytest.mark.parametrize("name", sorted(api.IN_PLACE_MODULES))
+def test_in_place_attribute_switches_a_built_layer(name):
+    """``m.inplace = True`` after a layer was built makes it write its input in place (its
+    version moves), as the constructor flag does; ``False`` makes it leave the input alone."""
+    for flag in (True, False):
+        layer = resolve(name)()
+        setattr(layer, api.IN_PLACE_ATTRIBUTE, flag)
+        layer.train()
+        x = torch.rand(4, 6, 3) - 0.5
+        before = x._version
+        layer(x)
+        assert (x._version > before) == flag
 
 
 def test_module_load_state_writes_parameters_in_place():

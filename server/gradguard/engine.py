@@ -34,7 +34,7 @@ from .invariants import settled_names, written_attributes
 from .skeleton import LazyBody
 from .sources import SourceError
 from .state import GLOBALS, Ager, State, forget_items, has_key, join_states, note_keys, surely_not_empty
-from .torch_model import TorchModel, is_torch
+from .torch_model import TorchModel, in_place_key, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
                      Val, join, join_elements, merge_via, strong, tensors_in, truth)
@@ -47,7 +47,7 @@ MAX_CALL_DEPTH = 12
 # A function may run inside itself this many times (``repackage_hidden`` recurses once into the
 # tuple it was given); deeper, its result is unknown.
 MAX_RECURSION = 3
-MAX_UNROLLED = 32  # loops over a model's known submodules unroll, up to this many
+MAX_UNROLLED = 64  # loops over a model's known submodules unroll, up to this many
 MAX_SUBMODULE_DEPTH = 6
 CONTEXT_DEPTH = 2
 # Budgets, in abstract steps (statements and calls) executed. Past its budget a call is
@@ -734,6 +734,8 @@ class Engine(TorchModel, Autograd):
                 self.escaped(value)
             if type(obj) is Obj:
                 st.own_heap()[(obj.oid, target.attr)] = value
+            elif type(obj) is Layer and target.attr == api.IN_PLACE_ATTRIBUTE and obj.config is not None:
+                st.own_heap()[in_place_key(obj)] = value  # ``m.inplace = True`` on a built layer
             elif type(obj) is Tensor and target.attr == api.GRAD_ATTRIBUTE:
                 self.emit("grad_reset", target, st, roots=obj.roots)  # p.grad = None (or zeros)
                 if value == NONE:
@@ -1732,8 +1734,9 @@ class Engine(TorchModel, Autograd):
             if type(m) is Layer:
                 return all(walk(c, depth + 1) for c in m.children if type(c) in (Layer, Obj)) \
                     and (m.qual not in api.MODULE_HOLDERS or bool(m.children))
+            # (modules in a plain list or dict are not registered: torch's modules() skips them)
             held = [v for (oid, _), v in st.heap.items() if oid == m.oid]
-            if any(type(v) in (Box, Alt) for v in held) or depth >= MAX_SUBMODULE_DEPTH:
+            if any(type(v) is Alt for v in held) or depth >= MAX_SUBMODULE_DEPTH:
                 return False
             return all(walk(v, depth + 1) for v in held if type(v) in (Layer, Obj) and (type(v) is Layer or v.cls.is_module))
 

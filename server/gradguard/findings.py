@@ -37,6 +37,8 @@ class Fix:
     ``kind`` and the keys of ``targets`` (all Locations in the analysed file):
       - ``no_grad``: ``stmt`` – the statement(s) to wrap in ``with torch.no_grad():``
       - ``detach``: ``expr`` – the expression to append ``.detach()`` to
+      - ``clone``: ``expr`` – a computed tensor an in-place op or layer writes, which gets
+        ``.clone()`` (the op then writes a copy, not what an earlier op saved)
       - ``detach_cpu``: ``expr`` – a tensor NumPy converts, which gets ``.detach().cpu()`` (on a CUDA
         tensor NumPy needs the copy on the CPU; on a CPU tensor ``.cpu()`` returns it as is)
       - ``detach_elements``: ``expr`` – a list of tensors, replaced by its elements detached (and

@@ -577,7 +577,7 @@ def _ones_like(keyword: str):
 _KINDS = {
     "retain_graph": _keyword_true("retain_graph"), "create_graph": _keyword_true("create_graph"),
     "drop_retain_graph": _drop_keyword("retain_graph"),
-    "detach": _appended("detach"), "detach_cpu": _appended("detach", "cpu"), "drop_detach": _drop_detach,
+    "detach": _appended("detach"), "clone": _appended("clone"), "detach_cpu": _appended("detach", "cpu"), "drop_detach": _drop_detach,
     "detach_elements": _detach_elements,
     "no_grad": _no_grad, "enable_grad": _enable_grad, "leaf_after": _leaf_after,
     "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),

@@ -155,6 +155,7 @@ MODULE_FORWARD = "forward"
 # ``t.requires_grad_(flag)``: makes a leaf require grad (flag defaults to True).
 # (On a non-leaf, requires_grad_(False) raises; requires_grad_() is a no-op.)
 REQUIRES_GRAD_SETTER = "requires_grad_"
+IN_PLACE_ATTRIBUTE = "inplace"  # a layer of IN_PLACE_MODULES switched after it was built
 
 # Calls that run backward and free the graph they walk unless retain_graph/create_graph is true.
 #   tensors: position of the tensor(s) whose graph is walked; None means the receiver (t.backward()).

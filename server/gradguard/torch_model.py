@@ -359,7 +359,7 @@ class TorchModel:
         elif layer.root is not None and (layer.root, "absorbed") in st.heap:
             inputs.append((st.heap[(layer.root, "absorbed")], None))
         storage = None
-        if _in_place_layer(layer) and args and type(args[0][0]) is Tensor:  # nn.ReLU(inplace=True)
+        if _in_place_layer(layer, st) and args and type(args[0][0]) is Tensor:  # nn.ReLU(inplace=True)
             storage = args[0][0].storage
             self.modified(storage, node, st, args[0][1])
         out = self.op(node, inputs, layer.spec.get("saves"), st, keeps=api.KEEPS_MODULES.get(layer.qual),
@@ -459,11 +459,21 @@ _ITERATES_ITEMS = {"itertools.cycle": 1, "itertools.islice": 1, "itertools.chain
 _CYCLES = frozenset({"itertools.cycle"})
 _REPEATS = frozenset({"itertools.repeat"})
 
-def _in_place_layer(layer: Layer) -> bool:
-    """A module built to modify its input (``nn.ReLU(inplace=True)``)."""
+def in_place_key(layer: Layer) -> tuple:
+    """The heap entry of a layer's ``inplace`` flag set after it was built: its construction's
+    arguments stand for the layer (layers without parameters are equal by kind)."""
+    return ("inplace", id(layer.config))
+
+
+def _in_place_layer(layer: Layer, st: State) -> bool:
+    """A module built to modify its input (``nn.ReLU(inplace=True)``), or switched to it since
+    (``m.inplace = True``)."""
     spec = api.IN_PLACE_MODULES.get(layer.qual)
     if spec is None or layer.config is None:
         return False
+    flag = st.heap.get(in_place_key(layer))
+    if flag is not None:
+        return type(flag) is Const and flag.value is True
     args, kwargs = layer.config
     keyword, pos = spec
     return kwargs.get(keyword, args[pos] if len(args) > pos else False) is True

@@ -44,6 +44,12 @@ def _fixes(modified, stmt, expr, ev, others=()) -> tuple:
         title = "Step the optimizer after this backward" if len(steps) == 1 else "Step the optimizers after this backward"
         targets = tuple((f"stmt{i}" if i else "stmt", s) for i, s in enumerate(steps)) + (("after", ev.stmt),)
         return (FixIntent("move_after", title, targets, preferred=True),)
+    if isinstance(modified, ast.Call) and isinstance(expr, (ast.Call, ast.Attribute)) and (
+            any(a is expr for a in modified.args[:1])
+            or (isinstance(modified.func, ast.Attribute) and modified.func.value is expr)):
+        # ``dropout(relu(h))`` with an in-place dropout, ``conv(x).unsqueeze_(1)``: a computed
+        # value written in place by the call that takes it; the call may write a copy instead
+        return (FixIntent("clone", f"Modify a copy: `{short(expr)}.clone()`", (("expr", expr),), preferred=True),)
     if isinstance(expr, ast.Name):
         name = expr.id
         return (FixIntent("insert_before", f"Modify a copy: `{name} = {name}.clone()` first", (("before", stmt),),
