@@ -52,6 +52,27 @@ def test_moved_follows_insertions_and_replacements():
     assert moved((4, 1), [Edit(None, 2, 1, 3, 1, "")]) == (3, 1)
 
 
+def test_out_of_place_keeps_the_value_whole():
+    src = "x /= n + 1e-6\ny *= w  # scale\n"
+    fix = Fix("out_of_place", "t", (("stmt", at(src, "x /= n + 1e-6", 1)), ("value", at(src, "n + 1e-6", 1))),
+              texts=(("target", "x"), ("operator", "/")))
+    assert fixed(src, fix) == "x = x / (n + 1e-6)\ny *= w  # scale\n"
+    fix = Fix("out_of_place", "t", (("stmt", at(src, "y *= w", 2)), ("value", at(src, "w", 2))),
+              texts=(("target", "y"), ("operator", "*")))
+    assert fixed(src, fix) == "x /= n + 1e-6\ny = y * w  # scale\n"
+
+
+def test_move_after_takes_every_statement_in_order():
+    src = "if 1:\n    a.step()\n    f()\n    b.step()\n    loss.backward()\n    g()\n"
+    fix = Fix("move_after", "t", (("stmt", at(src, "a.step()", 2)), ("stmt1", at(src, "b.step()", 4)),
+                                  ("after", at(src, "loss.backward()", 5))))
+    assert fixed(src, fix) == "if 1:\n    f()\n    loss.backward()\n    a.step()\n    b.step()\n    g()\n"
+    late = Fix("move_after", "t", (("stmt", at(src, "a.step()", 2)), ("stmt1", at(src, "g()", 6)),
+                                   ("after", at(src, "loss.backward()", 5))))
+    with pytest.raises(Exception, match="sibling before"):
+        fixed(src, late)
+
+
 IMPORT = "import torch\n"
 
 

@@ -94,7 +94,7 @@ class Autograd:
         for storage in kept:
             self.savers.setdefault(storage, set()).add(seg)
 
-    def modified(self, storage, node, st: State, expr=None) -> None:
+    def modified(self, storage, node, st: State, expr=None, maker=None) -> None:
         """The memory ``storage`` is written in place at ``node`` (version counter bumped, with
         grad recording on or off): every segment that saved it and is still to be walked fails."""
         if storage is None:
@@ -104,7 +104,7 @@ class Autograd:
             # (not the op's own segment: an in-place op saves what it wrote; a container's
             # layers share its call site, each in a context of its own)
             if seg not in st.freed and storage in seg.kept and not (seg.site is node and seg.ctx == ctx):
-                st.freed[seg] = FreeInfo(node, self.frame.module.path, expr, inplace=self.stmt)
+                st.freed[seg] = FreeInfo(node, self.frame.module.path, expr, inplace=self.stmt, maker=maker)
 
     def grads_filled(self, ts, segs, st: State) -> None:
         """A backward over ``ts`` walked ``segs``: the parameters they reach hold a ``.grad`` now.
@@ -258,6 +258,8 @@ class Autograd:
             places = (("modified", info.call), ("modified_stmt", info.inplace), ("modified_expr", info.via)) \
                 if info.path == main else ()
             places += tuple(("saved", s.site) for s in spoilt[:2] if s.path == main)
+            if info.maker is not None and info.maker[1] == main:  # the in-place layer's constructor
+                places += (("modified_layer", info.maker[0]),)
             # the other writes it walks into (a second optimizer's step): a fix must move them all
             others = {id(i.inplace): i.inplace for i in (st.freed[s] for s in spoilt)
                       if i.path == main and i.via is None and i.inplace is not info.inplace}

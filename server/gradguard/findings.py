@@ -60,6 +60,9 @@ class Fix:
       - ``move_block_after``: ``stmt`` – consecutive statements moved (whole lines) to right after
         ``after``, a later statement of the same block
       - ``drop_retain_graph``: ``call`` – the ``retain_graph=`` keyword taken out
+      - ``drop_inplace``: ``call`` – a layer's constructor whose ``inplace=`` keyword is taken out
+      - ``out_of_place``: ``stmt`` – an augmented assignment ``x op= value`` (``value`` its value)
+        rewritten ``x = x op value``; ``texts`` hold ``target`` and ``operator``
       - ``retain_graph_and_insert_before``: ``call0`` gets ``retain_graph=True``, and
         ``texts["statement"]`` goes before the statement ``before`` (as ``insert_before``)
       - ``keep_tensors``: ``expr`` – a tensor rebuilt from numbers, replaced by ``value`` (its

@@ -511,6 +511,21 @@ def _move_after(srcs, fix: Fix) -> list[Edit]:
     return [_removal(src, region, stmt), *_insert_after(srcs, moved)]
 
 
+def _out_of_place(srcs, fix: Fix) -> list[Edit]:
+    """``x /= y`` -> ``x = x / y`` (the value parenthesised unless it is atomic)."""
+    loc, value = fix.target("stmt"), fix.target("value")
+    src = _source_for(srcs, loc)
+    _statement_line(src, loc)
+    text = _text_between(src, (value.line, value.column), (value.end_line, value.end_column))
+    try:
+        atomic = isinstance(cst.parse_expression(text), _ATOMIC + (cst.Integer, cst.Float))
+    except cst.ParserSyntaxError as exc:
+        raise FixError(f"cannot read the value {text!r}") from exc
+    name, op = fix.text("target"), fix.text("operator")
+    new = f"{name} = {name} {op} {text if atomic else f'({text})'}"
+    return [_replace(src, ((loc.line, loc.column), (loc.end_line, loc.end_column)), new)]
+
+
 def _move_all_after(srcs, fix: Fix, moved) -> list[Edit]:
     after = fix.target("after")
     src = _source_for(srcs, after)
@@ -576,7 +591,8 @@ def _ones_like(keyword: str):
 
 _KINDS = {
     "retain_graph": _keyword_true("retain_graph"), "create_graph": _keyword_true("create_graph"),
-    "drop_retain_graph": _drop_keyword("retain_graph"),
+    "drop_retain_graph": _drop_keyword("retain_graph"), "drop_inplace": _drop_keyword("inplace"),
+    "out_of_place": _out_of_place,
     "detach": _appended("detach"), "clone": _appended("clone"), "detach_cpu": _appended("detach", "cpu"), "drop_detach": _drop_detach,
     "detach_elements": _detach_elements,
     "no_grad": _no_grad, "enable_grad": _enable_grad, "leaf_after": _leaf_after,

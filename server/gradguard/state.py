@@ -20,14 +20,15 @@ class FreeInfo:
     """Which backward freed a segment, the expression through which that backward reached it,
     and whether parameters were updated in place since (then retain_graph is no fix)."""
 
-    __slots__ = ("call", "path", "via", "stepped", "inplace")
+    __slots__ = ("call", "path", "via", "stepped", "inplace", "maker")
 
     def __init__(self, call: ast.Call, path: str, via: Optional[ast.AST], stepped: bool = False,
-                 inplace: Optional[ast.stmt] = None):
+                 inplace: Optional[ast.stmt] = None, maker=None):
         self.call, self.path, self.via, self.stepped = call, path, via, stepped
         # not freed but spoilt: ``call``, in the statement ``inplace``, modified in place a tensor
         # the segment saved (the backward that walks it raises the in-place error instead)
         self.inplace = inplace
+        self.maker = maker  # (constructor call, path) of the in-place layer that wrote it
 
     def __eq__(self, other):
         return (type(other) is FreeInfo and other.call is self.call

@@ -163,7 +163,8 @@ class TorchModel:
             config = None
             if qual in api.MODULE_SHAPES or qual in api.LOSS_SHAPES or qual in api.IN_PLACE_MODULES:
                 config = (_shape_args(args, st), _shape_kwargs(kwargs, st))
-            return Layer(qual, spec, root, config=config)
+            site = (node, self.frame.module.path) if qual in api.IN_PLACE_MODULES else None
+            return Layer(qual, spec, root, config=config, site=site)
         if qual in api.MODULE_CONTAINERS or qual in api.MODULE_HOLDERS:
             children = []
             for v, _ in args:
@@ -245,7 +246,8 @@ class TorchModel:
         """``copy.deepcopy(module)``: a module of the same kind with parameters of its own."""
         if type(v) is Layer:
             root = self.new_root(node, "params", st) if v.root is not None else None
-            return Layer(v.qual, v.spec, root, tuple(self.copy_value(c, node, st) for c in v.children), v.config)
+            return Layer(v.qual, v.spec, root, tuple(self.copy_value(c, node, st) for c in v.children), v.config,
+                         v.site)
         return v
 
     def leaf(self, node, requires_grad, st, why=frozenset()) -> Tensor:
@@ -361,7 +363,7 @@ class TorchModel:
         storage = None
         if _in_place_layer(layer, st) and args and type(args[0][0]) is Tensor:  # nn.ReLU(inplace=True)
             storage = args[0][0].storage
-            self.modified(storage, node, st, args[0][1])
+            self.modified(storage, node, st, args[0][1], maker=layer.site)
         out = self.op(node, inputs, layer.spec.get("saves"), st, keeps=api.KEEPS_MODULES.get(layer.qual),
                       storage=storage)
         out.shape = _layer_shape(layer, _shape_args(args, st))

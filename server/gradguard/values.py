@@ -314,11 +314,12 @@ class Obj(Val):
 class Layer(Val):
     """A torch nn.Module instance (built-in layer or container)."""
 
-    __slots__ = ("qual", "spec", "root", "children", "config")
+    __slots__ = ("qual", "spec", "root", "children", "config", "site")
 
-    def __init__(self, qual, spec, root, children=(), config=None):
+    def __init__(self, qual, spec, root, children=(), config=None, site=None):
         self.qual, self.spec, self.root, self.children = qual, spec, root, children
         self.config = config  # constructor arguments its output shape follows (shapes.Of/values)
+        self.site = site  # (its constructor call, that file's path): for a layer that may work in place
 
     def __eq__(self, other):
         return type(other) is Layer and other.qual == self.qual and other.root is self.root

@@ -9,12 +9,14 @@ in-place op on its ``.detach()``, an optimizer step on saved weights) bumps its 
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from . import FixIntent, Report, Rule, short
 
 
 def on_modified_saved(ev) -> Report | None:
     places = dict(p for p in ev.places if p[0] not in ("saved", "also_modified_stmt"))
+    layer = places.pop("modified_layer", None)
     others = [node for key, node in ev.places if key == "also_modified_stmt"]
     saved = [node for key, node in ev.places if key == "saved"]
     modified, stmt, expr = places.get("modified"), places.get("modified_stmt"), places.get("modified_expr")
@@ -29,7 +31,12 @@ def on_modified_saved(ev) -> Report | None:
     related += tuple(("saved", node, (("what", short(node)),)) for node in saved[:1])
     # a backward over a value that went through unresolved code may not reach the saved tensor
     exact = all(t.exact for t in ev.tensors)
-    return Report("GG103", ev.node, args, exact, _fixes(modified, stmt, expr, ev, others), related=related)
+    fixes = _fixes(modified, stmt, expr, ev, others)
+    if layer is not None and any(k.arg == "inplace" for k in layer.keywords):
+        # the layer built with inplace=True: built without it, it writes a copy
+        fixes = (FixIntent("drop_inplace", f"Build `{short(layer.func)}` without `inplace=True`", (("call", layer),),
+                           preferred=True),) + tuple(replace(f, preferred=False) for f in fixes)
+    return Report("GG103", ev.node, args, exact, fixes, related=related)
 
 
 def _fixes(modified, stmt, expr, ev, others=()) -> tuple:
@@ -50,11 +57,22 @@ def _fixes(modified, stmt, expr, ev, others=()) -> tuple:
         # ``dropout(relu(h))`` with an in-place dropout, ``conv(x).unsqueeze_(1)``: a computed
         # value written in place by the call that takes it; the call may write a copy instead
         return (FixIntent("clone", f"Modify a copy: `{short(expr)}.clone()`", (("expr", expr),), preferred=True),)
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and type(stmt.op) in _OPERATORS:
+        # ``x /= norm(x)``: a copy made first would be what ``norm`` saves; out of place, the
+        # result is a new tensor and ``x`` as it was stays saved
+        name, op = stmt.target.id, _OPERATORS[type(stmt.op)]
+        return (FixIntent("out_of_place", f"Write it out of place: `{name} = {name} {op} …`",
+                          (("stmt", stmt), ("value", stmt.value)), preferred=True,
+                          texts=(("target", name), ("operator", op))),)
     if isinstance(expr, ast.Name):
         name = expr.id
         return (FixIntent("insert_before", f"Modify a copy: `{name} = {name}.clone()` first", (("before", stmt),),
                           preferred=True, texts=(("statement", f"{name} = {name}.clone()"),)),)
     return ()
+
+
+_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+              ast.Pow: "**", ast.MatMult: "@"}
 
 
 RULE = Rule(
