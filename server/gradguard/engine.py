@@ -395,6 +395,8 @@ class Engine(TorchModel, Autograd):
         cycles = _cycles(iterable)
 
         def step(s, first):
+            if keyed is not None:  # (each iteration reads its key's value from before the loop)
+                self.frame.elements[("key", node.target.id)] = before
             self.assign(node.target, self.iter_elem(iterable, s, node.iter, first), s)
             out = self.block(node.body, s)
             if cycles and out is not None and out.wfreed:  # the next pass over the items walks them all again
@@ -410,11 +412,17 @@ class Engine(TorchModel, Autograd):
         indexed = _index_loop(node)
         if indexed:
             self.frame.elements[("index", indexed)] = True
+        # ``for k in d: d[k] = f(d[k])``: each key once, so ``d[k]`` reads the value the key had
+        # before the loop (not one an earlier iteration wrote under another key)
+        keyed = _keys_walked(iterable, node.target)
+        before = (keyed.oid, st.heap.get((keyed.oid, "*"), UNKNOWN)) if keyed is not None else None
         out = self.loop(node, st, step, node.orelse)
         if walks:
             self.frame.elements.pop(node.target.id, None)
         if indexed:
             self.frame.elements.pop(("index", indexed), None)
+        if keyed is not None:
+            self.frame.elements.pop(("key", node.target.id), None)
         if out is not None and out.wfreed and _walks_container(iterable):
             out.promote_weak(_element_segs(iterable, st))
         return out
@@ -773,6 +781,8 @@ class Engine(TorchModel, Autograd):
             elif type(base) is Box:
                 key = (base.oid, "*")
                 st.own_heap()[key] = join(st.heap[key], value) if key in st.heap else value
+                if type(target.slice) is ast.Name:  # ``d[k] = v``: later reads of d[k] see v
+                    self.frame.elements.pop(("key", target.slice.id), None)
                 index = self.ev(target.slice, st)
                 forget_items(st, base)
                 if type(index) is Const:
@@ -1170,6 +1180,9 @@ class Engine(TorchModel, Autograd):
                 return items.items[index.value]
             if type(index) is Const and st.heap.get((base.oid, "sealed")) == Const(True):
                 return self.keyed(self._weak(st.heap.get((base.oid, "*"), UNKNOWN)), (base.oid, index.value), st)
+            before = self.frame.elements.get(("key", node.slice.id)) if type(node.slice) is ast.Name else None
+            if before is not None and before[0] == base.oid:
+                return self._weak(before[1])
             if type(node.slice) is ast.Name and ("index", node.slice.id) in self.frame.elements:
                 if not base.some:
                     return strong(st.heap.get((base.oid, "*"), UNKNOWN))  # the loop reads them all
@@ -2120,6 +2133,18 @@ def _index_loop(node: ast.For):
     if type(target) is ast.Name and _call_of(it, "range") and len(it.args) == 1 \
             and _call_of(it.args[0], "len") and len(it.args[0].args) == 1:
         return target.id
+    return None
+
+
+def _keys_walked(iterable: Val, target) -> Optional[Box]:
+    """The dict whose keys ``for k in d`` / ``for k in d.keys()`` walks, each once."""
+    if type(target) is not ast.Name:
+        return None
+    if type(iterable) is Box and iterable.kind == "dict":
+        return iterable
+    if type(iterable) is Iter and iterable.wrap is not None and iterable.wrap[0] == "view" \
+            and iterable.wrap[2] == "keys" and iterable.wrap[1].kind == "dict":
+        return iterable.wrap[1]
     return None
 
 
