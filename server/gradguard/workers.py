@@ -30,9 +30,27 @@ def _context():
     return multiprocessing.get_context()
 
 
-def _serve(conn, analyse: Callable[[str], tuple], debug: bool) -> None:
+def die_with_parent(parent: int) -> None:
+    """Linux: the kernel kills this process when ``parent``, the process that started it, ends,
+    even while this one is stopped (SIGSTOP). A parent killed outright (SIGKILL, the out-of-memory
+    killer) cannot end its children itself, and a stopped child would wait forever."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # it ended before the request took effect
+        os._exit(1)
+
+
+def _serve(conn, analyse: Callable[[str], tuple], debug: bool, parent: int) -> None:
     """In the child: runs of paths arrive, one result goes back per path, then ``None``."""
     import faulthandler
+
+    die_with_parent(parent)
 
     if debug:  # the crash's Python traceback on the process's stderr (sys.stderr may be redirected)
         faulthandler.enable(sys.__stderr__ if sys.__stderr__ is not None else 2)
@@ -53,7 +71,7 @@ class _Child:
 
     def __init__(self, context, analyse, debug: bool):
         parent_end, child_end = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child_end, analyse, debug), daemon=True)
+        self.process = context.Process(target=_serve, args=(child_end, analyse, debug, os.getpid()), daemon=True)
         self.process.start()
         child_end.close()
         self.conn, self.run, self.done = parent_end, [], 0

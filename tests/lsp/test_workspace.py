@@ -212,10 +212,16 @@ async def test_open_file_wins_and_close_goes_back_to_disk(scope_client: Language
 async def doomed_client(lsp_client: LanguageClient):
     """Initialised by the test, which then kills the server."""
     lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    lsp_client.spawned = []  # the scan and its workers, once the test has seen them
     yield
     server = lsp_client._server
     if server is not None and server.returncode is None:  # the test failed before killing it:
         server.kill()  # (left alive, its writes to a client no longer reading would never end)
+    for pid in lsp_client.spawned:  # a failed test leaves none behind holding the server's stderr,
+        try:  # which the client reads to its end before it stops
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def _children(pid: int) -> list[int]:
@@ -257,6 +263,7 @@ async def test_scan_waits_for_open_files_and_ends_with_the_server(doomed_client:
             await asyncio.sleep(0.02)
     scan = await asyncio.wait_for(scan_with_workers(), 60)
     workers = _children(scan)
+    client.spawned = [scan, *workers]
 
     # An open document's analysis: the scan and its workers are stopped meanwhile, then resumed.
     uri = (root / "open_me.py").as_uri()
@@ -273,7 +280,8 @@ async def test_scan_waits_for_open_files_and_ends_with_the_server(doomed_client:
     await asyncio.sleep(0.3)
     assert _state(scan) not in ("T", ""), "the scan was not resumed"
 
-    # Killed while the scan is paused, the server takes it along (its orphaned group gets SIGHUP, SIGCONT).
+    # Killed while the scan is paused, the server takes it along: the kernel kills the scan with its
+    # parent and each worker with the scan (workers.die_with_parent), whoever adopts them.
     os.killpg(scan, signal.SIGSTOP)
     os.kill(server, signal.SIGKILL)
 

@@ -26,6 +26,10 @@ import sys
 import time
 from typing import IO, Optional
 
+if __name__ == "__main__":  # the scan process, first of all: it ends with the server (argv[1])
+    from gradguard.workers import die_with_parent
+    die_with_parent(int(sys.argv[1]))
+
 from lsprotocol import types as lsp
 from pygls import uris
 
@@ -42,8 +46,9 @@ REPORT_EVERY_SECONDS = 0.5  # $/progress reports at most this often
 LINE_LIMIT = 64 * 2**20  # one file's findings on one line
 WATCHERS = ("**/*.py", "**/*.ipynb")
 # The scan and its workers in a process group of their own, to be paused and resumed together.
-# In the server's session (3.11+): should the server die while they are paused, their group is
-# orphaned and the kernel sends it SIGHUP then SIGCONT, which ends them.
+# Should the server die while they are paused: on Linux the kernel kills each with its parent
+# (workers.die_with_parent); elsewhere, in the server's session (3.11+), their group is orphaned
+# and gets SIGHUP then SIGCONT, which ends them (unless a subreaper of the session adopts them).
 _OWN_GROUP = ({} if os.name == "nt" else {"process_group": 0} if sys.version_info >= (3, 11)
               else {"start_new_session": True})
 _PAUSE = getattr(signal, "SIGSTOP", None)  # (none on Windows: the scan is never paused there)
@@ -327,7 +332,7 @@ class WorkspaceScope:
         here = os.getcwd()  # as the analysis process: never imported from the user's project
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p and p != here))
         self._proc = proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "gradguard.lsp.workspace", cwd=_PACKAGE_HOME, env=env, limit=LINE_LIMIT,
+            sys.executable, "-m", "gradguard.lsp.workspace", str(os.getpid()), cwd=_PACKAGE_HOME, env=env, limit=LINE_LIMIT,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, **_OWN_GROUP)
         if self._holds:
             self._signal(_PAUSE)
