@@ -247,7 +247,7 @@ async def test_scan_waits_for_open_files_and_ends_with_the_server(doomed_client:
     root = tmp_path / "big"
     root.mkdir()
     source = (E2E_WORKSPACE / "two_losses.py").read_text()
-    for i in range(1500):  # a scan that lasts a few seconds
+    for i in range(6000):  # a scan that outlasts the test on any machine (it ends with the server)
         (root / f"copy_{i}.py").write_text(source.replace("torch.randn(3", f"torch.randn({i % 7 + 2}"))
     # an open document whose analysis takes a while: many training loops
     body = (E2E_WORKSPACE / "target_in_loop.py").read_text()
