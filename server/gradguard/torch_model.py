@@ -7,7 +7,7 @@ import ast
 
 from . import shapes
 from . import torch_api as api
-from .state import State, forget_items
+from .state import GRAD_OF, State, forget_items
 from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Box, Const, Func, GradCtx, Iter, Layer, Obj, Optim,
                      Partial, Root, Tensor, Tup, TupleType, Val, join, merge_via, tensors_in, truth)
 
@@ -397,6 +397,12 @@ class TorchModel:
         root = self.made_roots.get(key)
         if root is None:
             root = self.made_roots[key] = Root(node, self.stmt, self.frame.module.path, kind)
+        elif (GRAD_OF, root) in st.heap:
+            # the tensors made here before may hold a .grad; this new one holds none (what is
+            # said of the root from now on is said of the newest: a step over an older one,
+            # still held, is missed rather than mistaken)
+            self.grads_gone((root,), st)
+            self.emit("grad_reset", node, st, roots=(root,), anywhere=True)
         return root
 
     def freeze(self, roots, st: State, every=False) -> None:
