@@ -28,8 +28,8 @@ class SO2:
         # Check the shape
         shape_check = mat.shape[1:3] == (cls.dim, cls.dim)
         # Determinants of each matrix in the batch should be 1
-        det_check = torch.allclose(torch.from_numpy(np.linalg.det(mat.cpu().numpy())),  # expect: GG107
-                                   torch.ones(mat.shape[0], dtype=torch.float64), atol=1e-4)
+        det = torch.from_numpy(np.linalg.det(mat.cpu().numpy()))  # expect: GG107
+        det_check = torch.allclose(det, torch.ones_like(det), atol=1e-4)
         # The transpose of each matrix in the batch should be its inverse
         eye = torch.eye(cls.dim, dtype=mat.dtype).expand_as(mat)
         inv_check = torch.allclose(mat.transpose(2, 1).bmm(mat), eye, atol=1e-4)
