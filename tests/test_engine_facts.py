@@ -731,3 +731,29 @@ def test_requires_grad_on_an_attribute_of_a_known_object_against_torch(tmp_path)
     assert found == [("GG104", 10, "error")]
     run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
     assert "does not require grad" in run.stderr and 'line 10' in run.stderr
+
+
+RETAINED_BY_AN_OLD_KEYWORD = """\
+import torch
+w = torch.randn(3, requires_grad=True)
+p = (w * 2).sigmoid()
+d_loss = p.sum()
+g_loss = (1 - p).log().sum()
+d_loss.backward({keyword}=True)
+g_loss.backward()
+"""
+
+
+@pytest.mark.parametrize("keyword", ["retain_variables", "retain_graph"])
+def test_a_keyword_backward_does_not_take_ends_the_program(tmp_path, keyword):
+    """torch < 0.4's ``retain_variables`` is a TypeError now: the program stops there, so the
+    backward after it, which would walk a freed graph, never runs (a false GG101 in a
+    MorvanZhou/PyTorch-Tutorial notebook). With ``retain_graph`` both backwards run."""
+    program = RETAINED_BY_AN_OLD_KEYWORD.format(keyword=keyword)
+    path = tmp_path / "prog.py"
+    path.write_text(program)
+    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    assert (ran.returncode != 0) == (keyword == "retain_variables")
+    if ran.returncode:
+        assert "unexpected keyword argument 'retain_variables'" in ran.stderr, ran.stderr
+    assert [f.code for f in analyze_source(program, "<t>").findings] == []

@@ -719,6 +719,7 @@ def test_backward_call_signature(name):
         params = params[1:]  # positions count after the receiver
     else:
         assert params[spec["tensors"]] == spec["tensors_kw"]
+    assert tuple(params) == spec["parameters"]
     assert params[spec["retain_pos"]] == api.RETAIN_GRAPH
     assert params[spec["create_pos"]] == api.CREATE_GRAPH
     assert params[spec["inputs_pos"]] == api.INPUTS

@@ -9,7 +9,7 @@ from typing import Optional
 from . import torch_api as api
 from .rules import SUBSCRIBERS, Event
 from .rules.freed import Walk
-from .state import FILLED, GRAD_OF, GRADS_FILLED, FreeInfo, State
+from .state import FILLED, GRAD_OF, GRADS_FILLED, UNBOUND, FreeInfo, State
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Box, Builtin, Class, Const, Func, GradCtx, Iter,
                      Layer, LibRef, ModRef, Number, Optim, Seg, Tensor, Tup, Val, join, strong, tensors_in)
 
@@ -219,6 +219,9 @@ class Autograd:
         return alias
 
     def backward(self, node, spec, target: Val, args, kwargs, st) -> Val:
+        if UNBOUND not in kwargs and not set(kwargs).issubset(spec["parameters"]):
+            self.killed = True  # a keyword it does not take: a TypeError, before anything runs
+            return NONE
         retain = _flag(args, kwargs, api.RETAIN_GRAPH, spec["retain_pos"])
         create = _flag(args, kwargs, api.CREATE_GRAPH, spec["create_pos"])
         if retain is None:  # retain_graph defaults to create_graph, which defaults to False

@@ -33,15 +33,12 @@ from .autograd import Autograd
 from .invariants import settled_names, written_attributes
 from .skeleton import LazyBody
 from .sources import SourceError
-from .state import GLOBALS, Ager, State, forget_items, has_key, join_states, note_keys, surely_not_empty
+from .state import GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, surely_not_empty
 from .torch_model import TorchModel, in_place_key, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
                      Val, join, join_elements, merge_via, strong, tensors_in, truth)
 
-# a call's keyword for arguments it passes that no parameter can be matched to (``**options``,
-# ``*xs`` of unknown length): the parameters left are unknown, not their defaults
-UNBOUND = "**"
 MAX_LOOP_PASSES = 6
 MAX_CALL_DEPTH = 12
 # A function may run inside itself this many times (``repackage_hidden`` recurses once into the

@@ -49,6 +49,9 @@ OWNED = GLOBALS | HEAP
 # ``zero_grad()`` set it to None since)
 GRADS_FILLED, FILLED = ("$grads", "filled"), Const(True)
 GRAD_OF = "$grad"
+# a call's keyword for arguments it passes that no parameter can be matched to (``**options``,
+# ``*xs`` of unknown length): the parameters left are unknown, not their defaults
+UNBOUND = "**"
 
 
 class State:

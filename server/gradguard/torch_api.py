@@ -167,13 +167,21 @@ IN_PLACE_ATTRIBUTE = "inplace"  # a layer of IN_PLACE_MODULES switched after it 
 # the graph between the outputs and them.
 # ``gradient``: the position and keyword of the gradient of the outputs; without it torch makes
 # ones, which it can only do for outputs of one element.
+# ``parameters``: every parameter the call takes, in order (after the receiver): any other
+# keyword is a TypeError (old code's ``retain_variables=True`` stops the program there).
 BACKWARD_CALLS = {
     "Tensor.backward": {"tensors": None, "retain_pos": 1, "create_pos": 2, "inputs_pos": 3,
-                        "gradient": (0, "gradient")},
+                        "gradient": (0, "gradient"),
+                        "parameters": ("gradient", "retain_graph", "create_graph", "inputs")},
     "torch.autograd.backward": {"tensors": 0, "retain_pos": 2, "create_pos": 3, "inputs_pos": 5,
-                                "gradient": (1, "grad_tensors"), "tensors_kw": "tensors"},
+                                "gradient": (1, "grad_tensors"), "tensors_kw": "tensors",
+                                "parameters": ("tensors", "grad_tensors", "retain_graph", "create_graph",
+                                               "grad_variables", "inputs")},
     "torch.autograd.grad": {"tensors": 0, "retain_pos": 3, "create_pos": 4, "inputs_pos": 1,
-                            "returns": "grads", "gradient": (2, "grad_outputs"), "tensors_kw": "outputs"},
+                            "returns": "grads", "gradient": (2, "grad_outputs"), "tensors_kw": "outputs",
+                            "parameters": ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph",
+                                           "only_inputs", "allow_unused", "is_grads_batched",
+                                           "materialize_grads")},
 }
 # The keywords of those calls (their positions are above).
 RETAIN_GRAPH, CREATE_GRAPH, INPUTS = "retain_graph", "create_graph", "inputs"
