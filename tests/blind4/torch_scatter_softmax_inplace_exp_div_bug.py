@@ -4,7 +4,7 @@ function computes `recentered_scores.exp_()` and returns `recentered_scores_exp.
 saves its result for its backward, and div_ then overwrites that result in place, so backward
 fails ("RuntimeError on backward pass through scatter_softmax ... one of the variables needed for
 gradient computation has been modified by an inplace operation"; the reporter: scatter_softmax
-calls in-place functions, and the next release computes exp and div out of place). scatter_softmax
+calls in-place functions; the fix divides out of place). scatter_softmax
 is torch_scatter's; its scatter_max/scatter_sum are written with torch's scatter_reduce/scatter_add.
 The reporter's minimal example runs first, then a small GAT layer that normalises edge scores per
 target node with scatter_softmax, on a random graph."""

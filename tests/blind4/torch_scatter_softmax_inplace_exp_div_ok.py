@@ -1,9 +1,11 @@
 # Source: https://github.com/rusty1s/pytorch_scatter/issues/119
-"""torch_scatter's scatter_softmax as the next release computes it, out of place:
-`recentered_scores.exp()` and `recentered_scores_exp.div(normalizing_constants)`, so exp's saved
-result keeps its value and both the reporter's minimal example and the GAT layer can backward.
-scatter_max/scatter_sum are written with torch's scatter_reduce/scatter_add; the GAT layer
-normalises edge scores per target node on a random graph."""
+"""torch_scatter's scatter_softmax with the division out of place,
+`recentered_scores_exp.div(normalizing_constants)` (the fix that fits the cause, and the form of
+torch_scatter's later code): the result exp_ saved for its backward keeps its value, so both the
+reporter's minimal example and the GAT layer can backward. exp_ itself stays: it overwrites the
+recentred scores, which no backward needs. scatter_max/scatter_sum are written with torch's
+scatter_reduce/scatter_add; the GAT layer normalises edge scores per target node on a random
+graph."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -30,7 +32,7 @@ def scatter_softmax(src, index, dim=-1, eps=1e-12):
     max_per_src_element = max_value_per_index.gather(dim, index)
 
     recentered_scores = src - max_per_src_element
-    recentered_scores_exp = recentered_scores.exp()
+    recentered_scores_exp = recentered_scores.exp_()
 
     sum_per_index = scatter_sum(recentered_scores_exp, index, dim)
     normalizing_constants = sum_per_index.add_(eps).gather(dim, index)
