@@ -3,8 +3,9 @@
 with `torch.randn(input_size, hidden_size, requires_grad=True).type(dtype)`, where dtype is
 torch.cuda.FloatTensor when a GPU is present. The cast makes a copy, so w1, w2, b1, b2 are non-leaf
 tensors ("causes w1 to forget it is a user created variable", the reporter); after backward their
-.grad is None, torch warns that a non-leaf's .grad is being read, and the update
-`w1 -= lr * w1.grad` raises TypeError on the None. On CPU a cast to torch.FloatTensor is a no-op,
+.grad is None, torch warns that a non-leaf's .grad is being read, and the gradient-descent update
+(written here `w1 -= lr * w1.grad` under no_grad; the issue quotes only the creation line) raises
+TypeError on the None. On CPU a cast to torch.FloatTensor is a no-op,
 so the GPU cast is played by a cast to torch.DoubleTensor (the data is cast to the same dtype).
 The fizbuz data helpers are rebuilt inline: binary-encoded numbers, one-hot fizz/buzz labels."""
 import numpy as np

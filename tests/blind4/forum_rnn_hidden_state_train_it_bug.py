@@ -4,7 +4,7 @@ where the model's function execute one step of a recurrent network, which update
 in the forward pass", `def train_it(self, x, y): prediction = self(x); loss = self.loss(prediction,
 y)`. The hidden state the module keeps between calls hangs on the previous step's graph, which that
 step's backward freed, so the second train_it call's backward raises "Trying to backward through
-the graph a second time". The accepted answer explains retain_graph=True, which here would only
+the graph a second time". The top answer explains retain_graph=True, which here would only
 keep every old step alive (and, with the optimizer stepping between calls, make torch refuse the
 modified weights). The post shows train_it's first two lines; the model is a one-step Elman cell
 with a linear read-out, trained on a random sequence one step per call."""

@@ -1,7 +1,7 @@
 # Source: https://github.com/swz30/MPRNet/issues/112
 """MPRNet's training loop with the stage losses summed by Python's built-in sum instead of np.sum
-(the fix the maintainer points to from the issue): the sum of the tensors is a tensor with a graph,
-which loss.backward() then walks."""
+(the maintainer answers the issue only with links to earlier comments): the built-in sum of the
+stage-loss tensors is a tensor with a graph, which loss.backward() then walks."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
