@@ -1,8 +1,9 @@
 # Source: https://github.com/pytorch/pytorch/issues/39141
-"""The sin(x) GAN of MorvanZhou's 406_GAN tutorial with the fix the thread led to (albanD's
-explanation, merged into the tutorial as MorvanZhou/PyTorch-Tutorial#91): G is updated first, from
-D's score of its paintings, and D's step then scores G_paintings.detach(), so no backward needs D
-weights that an optimizer step has already changed, and no graph has to be retained. Sizes are
+"""The sin(x) GAN of MorvanZhou's 406_GAN tutorial with the fix that fits the cause the thread
+identifies (opt_D.step() changes D weights that G_loss's backward still needs; the tutorial was
+updated for it in MorvanZhou/PyTorch-Tutorial#91): G is updated first, from D's score of its
+paintings, and D's step then scores G_paintings.detach(), so no backward needs D weights that an
+optimizer step has already changed, and no graph has to be retained. Sizes are
 reduced, matplotlib is left out."""
 import numpy as np
 import torch

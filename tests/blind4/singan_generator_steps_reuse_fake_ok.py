@@ -1,6 +1,7 @@
 # Source: https://github.com/tamarott/SinGAN/issues/148
-"""SinGAN's train_single_scale with the fix the issue proposes: each generator step makes its fake
-image anew, `fake = netG(noise.detach(), prev)`, so errG's graph goes through netG's current
+"""SinGAN's train_single_scale with the fix that fits the cause the issue
+describes (the G loop reuses a fake made with older netG weights): each generator step makes its
+fake image anew, `fake = netG(noise.detach(), prev)`, so errG's graph goes through netG's current
 weights instead of those an earlier optimizerG.step() has overwritten. The `retain_graph=True`
 arguments go too: no later backward walks the graphs they kept (the discriminator's real and fake
 terms, errG, the reconstruction loss), so they only hold memory. The models and the gradient
