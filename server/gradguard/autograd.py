@@ -46,7 +46,7 @@ class Autograd:
                 continue
             if tv is Box:  # torch.cat([a, b]) / torch.stack(xs): every element is consumed
                 elems = heap.get((v.oid, "*"), UNKNOWN)
-                v = self._weak(elems) if v.some else strong(elems)
+                v = self._some(elems) if v.some else strong(elems, self.several)
             elif tv is not Tup:
                 unsure = unsure or tv not in _NOT_TENSORS
                 continue

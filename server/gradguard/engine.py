@@ -118,7 +118,7 @@ class Engine(TorchModel, Autograd):
                  "backward_facts", "called", "created", "frame", "frames", "stmt", "killed",
                  "doubt_never", "grad_off", "savers", "walked_segs", "clock", "pending",
                  "withdrawn", "executed", "collect_facts", "limit", "truncated", "cancel",
-                 "next_look", "main", "summaries", "trained", "allocated", "flag_vars",
+                 "next_look", "main", "summaries", "several", "trained", "allocated", "flag_vars",
                  "written_memo", "made_roots", "costly")
 
     def __init__(self, project):
@@ -154,6 +154,7 @@ class Engine(TorchModel, Autograd):
         self.next_look = CANCEL_EVERY  # when ``cancel`` is asked next
         self.main = None  # the analysed module (its syntax tree is not kept after the analysis)
         self.summaries: set = set()  # segments built by comprehensions: one per element
+        self.several: set = set()  # segments read through one of several containers (``_some``)
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
         self.flag_vars: dict = {}  # settled flag -> what its tests' branches left different
@@ -1060,6 +1061,18 @@ class Engine(TorchModel, Autograd):
             self.summaries |= created
             self.created[-1] |= created
 
+    def _some(self, v: Val) -> Val:
+        """What one of several containers or objects holds (``agents[i].memory``): weak as an
+        element is, and so it stays when the elements of another container built from it are
+        consumed together (``torch.stack([m * 2 for m in agents[i].memory])`` walks one agent's)."""
+        v = self._weak(v)
+        if type(v) is Tensor and v.weak:
+            self.several.update(v.weak)
+        elif type(v) is Tup:
+            for t in tensors_in(v):
+                self.several.update(t.weak)
+        return v
+
     def _weak(self, v: Val) -> Val:
         """An element read out of a container: its segments that stand for several graphs (one
         per element) are weak; a graph the elements share (a trunk) stays strong."""
@@ -1181,8 +1194,11 @@ class Engine(TorchModel, Autograd):
             if before is not None and before[0] == base.oid:
                 return self._weak(before[1])
             if type(node.slice) is ast.Name and ("index", node.slice.id) in self.frame.elements:
+                elem = st.heap.get((base.oid, "*"), UNKNOWN)
+                if type(elem) in (Obj, Box, Optim):  # one object each iteration, of several
+                    return self._weak(elem)
                 if not base.some:
-                    return strong(st.heap.get((base.oid, "*"), UNKNOWN))  # the loop reads them all
+                    return strong(elem, self.several)  # the loop reads them all
             elem = self._weak(st.heap.get((base.oid, "*"), UNKNOWN))
             return Optim(elem.qual, elem.params, True) if type(elem) is Optim else elem
         if tb is Layer and base.children and type(index) is Const and isinstance(index.value, int) \
@@ -1290,7 +1306,7 @@ class Engine(TorchModel, Autograd):
         if t is Obj:
             value = st.heap.get((recv.oid, name))
             if value is not None:
-                return self._weak(value) if recv.some else value
+                return self._some(value) if recv.some else value
             found = recv.cls.lookup(name)
             if type(found) is Func:
                 if _is_property(found.node):
@@ -1596,7 +1612,7 @@ class Engine(TorchModel, Autograd):
         if name == "next" and vals:
             return self.iter_elem(vals[0], st, node)
         if name == "sum" and vals:
-            elem = strong(self.iter_elem(vals[0], st, node))  # consumes every element
+            elem = strong(self.iter_elem(vals[0], st, node), self.several)  # consumes every element
             if type(elem) is Tensor:
                 return self.op(node, [(elem, args[0][1])], False, st)
             return UNKNOWN
@@ -1821,7 +1837,8 @@ class Engine(TorchModel, Autograd):
                 return Tup(self.iter_elem(x, st, site) for x in v.wrap[1])
             return v.elem
         if t is Box:
-            return self._weak(st.heap.get((v.oid, "*"), UNKNOWN))
+            elem = st.heap.get((v.oid, "*"), UNKNOWN)
+            return self._some(elem) if v.some else self._weak(elem)
         if t is Tup:
             out = None
             for item in v.items:
@@ -2023,8 +2040,11 @@ def _element_segs(v: Val, st: State, depth: int = 0) -> Optional[frozenset]:
 
 
 def _walks_container(v: Val) -> bool:
-    """Whether iterating ``v`` visits every element of a list, dict or tuple."""
-    if type(v) in (Box, Tup):
+    """Whether iterating ``v`` visits every element of a list, dict or tuple (not a list that is
+    one of several, ``agents[i].memory``: the join of them all holds more than it visits)."""
+    if type(v) is Box:
+        return not v.some
+    if type(v) is Tup:
         return True
     if type(v) is Iter and v.wrap is not None and v.wrap[0] != "range":
         inner = v.wrap[1]

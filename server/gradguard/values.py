@@ -570,13 +570,15 @@ def truth(v: Val):
         return True
     return None
 
-def strong(v: Val) -> Val:
+def strong(v: Val, several=frozenset()) -> Val:
     """Elements consumed all together (stacked, summed): each graph is walked, none is weak.
-    (Unless they went through unresolved code: what that holds stays a maybe.)"""
+    (Unless they went through unresolved code: what that holds stays a maybe; nor what
+    ``several`` holds: graphs of several containers or objects, of which these elements came
+    from one.)"""
     if type(v) is Tensor and v.weak and v.exact:
-        return v.but(weak=frozenset())
+        return v.but(weak=v.weak & several)
     if type(v) is Tup:
-        return Tup(strong(x) for x in v.items)
+        return Tup(strong(x, several) for x in v.items)
     return v
 
 def merge_via(ts) -> dict:
