@@ -101,13 +101,20 @@ def _applicable(findings: list[Finding], path: str, unsafe: bool, enabled: Calla
 
 
 def _key(finding: Finding) -> tuple:
-    loc = finding.location
-    return (finding.code, loc.cell, loc.line, loc.column)
+    """A finding and the fix it prefers: after one fix, the same finding may prefer another (a
+    backward whose graph two writes spoilt: the second write once the first is out of place)."""
+    loc, fix = finding.location, preferred_fix(finding)
+    return (finding.code, loc.cell, loc.line, loc.column, fix.kind,
+            tuple((name, t.cell, t.line, t.column) for name, t in fix.targets))
 
 
 def _moved(key: tuple, edits) -> tuple:
-    code, cell, line, column = key
-    return (code, cell, *moved((line, column), [e for e in edits if e.cell == cell]))
+    code, cell, line, column, kind, targets = key
+
+    def at(cell, line, column):
+        return moved((line, column), [e for e in edits if e.cell == cell])
+    return (code, cell, *at(cell, line, column), kind,
+            tuple((name, c, *at(c, ln, col)) for name, c, ln, col in targets))
 
 
 def fix_file(path: str, unsafe: bool, enabled: Callable[[str], bool]) -> Optional[Fixed]:

@@ -267,6 +267,10 @@ class Autograd:
             others = {id(i.inplace): i.inplace for i in (st.freed[s] for s in spoilt)
                       if i.path == main and i.via is None and i.inplace is not info.inplace}
             places += tuple(("also_modified_stmt", stmt) for stmt in others.values())
+            # and the other writes through a name (``Z += K`` and ``S += ...``): a fix must rewrite them all
+            written = {id(i.inplace): i.inplace for i in (st.freed[s] for s in spoilt)
+                       if i.path == main and i.via is not None and i.inplace is not info.inplace}
+            places += tuple(("also_written_stmt", stmt) for stmt in written.values())
             self.emit("modified_saved", node, st, tuple(ts), target=_outputs_node(node, spec),
                       detail=spec.get("returns") or "backward", places=places)
             if self.killed:

@@ -659,7 +659,7 @@ class Engine(TorchModel, Autograd):
 
     def s_ClassDef(self, node, st):
         bases = [self.ev(b, st) for b in node.bases]
-        is_module = any((type(b) is LibRef and b.qual in api.MODULE_BASES)
+        is_module = any((type(b) is LibRef and (b.qual in api.MODULE_BASES or b.qual in api.MODULE_CONTAINERS))
                         or (type(b) is Class and b.is_module) for b in bases)
         body_state = State({}, st.globals, st.heap, st.freed, st.grad, st.wfreed, st.owned)
         out = self.block(node.body, body_state) or body_state
@@ -808,6 +808,10 @@ class Engine(TorchModel, Autograd):
             return list(value.items)
         if tv is Tensor:
             return [self.op(site, [(value, None)], False, st) for _ in range(n)]
+        if tv is Box:  # a list whose items are known (``h, c = state``), as ``x[i]`` reads them
+            items = st.heap.get((value.oid, "items"))
+            if type(items) is Tup and len(items.items) == n:
+                return list(items.items)
         if tv in (Iter, Box):
             elem = self.iter_elem(value, st, site)
             return [elem] * n
@@ -980,10 +984,18 @@ class Engine(TorchModel, Autograd):
         return UNKNOWN
 
     def e_BoolOp(self, node, st):
-        values = [self.ev(v, st) for v in node.values]
-        out = values[0]
-        for v in values[1:]:
-            out = join(out, v)
+        # short-circuit: ``a or b`` is a when a is surely true, b when a is surely false (``and``: the
+        # mirror); what may be either joins
+        stop = type(node.op) is ast.Or
+        out = None
+        for i, e in enumerate(node.values):
+            v = self.ev(e, st)
+            known = truth(v) if i < len(node.values) - 1 else None
+            if known is (not stop):
+                continue  # this operand is passed over: the next one decides
+            out = v if out is None else join(out, v)
+            if known is stop:
+                break
         return out
 
     def e_IfExp(self, node, st):
@@ -1145,6 +1157,11 @@ class Engine(TorchModel, Autograd):
 
     def e_Subscript(self, node, st):
         base = self.ev(node.value, st)
+        if type(base) is Alt:  # one of several values: the subscript of each
+            return self.each(base, st, lambda option, s: self._subscript(node, option, s))
+        return self._subscript(node, base, st)
+
+    def _subscript(self, node, base, st):
         index = self.ev(node.slice, st)
         tb = type(base)
         if tb is Number:  # ``x.shape[0]``, ``t.tolist()[i]``
@@ -1174,6 +1191,10 @@ class Engine(TorchModel, Autograd):
         if tb is Tup:
             if type(index) is Const and isinstance(index.value, int) and -len(base.items) <= index.value < len(base.items):
                 return base.items[index.value]
+            if type(node.slice) is ast.Slice:  # ``pair[:2]``, ``t[1:]``: the tuple of those items
+                bounds = [None if e is None else self.ev(e, st) for e in (node.slice.lower, node.slice.upper, node.slice.step)]
+                if all(b is None or (type(b) is Const and type(b.value) is int) for b in bounds):
+                    return Tup(base.items[slice(*(None if b is None else b.value for b in bounds))])
             return self.iter_elem(base, st, node)
         if tb is Box:
             if type(node.slice) is ast.Slice:  # ``xs[::-1]``, ``xs[1:]``: a new list of the same elements
@@ -1383,6 +1404,9 @@ class Engine(TorchModel, Autograd):
                 out = self.call_func(method, [callee] + [a for a, _ in args],
                                      {k: v for k, (v, _) in kwargs.items()}, st, node, bound=True)
                 return self.run_hooks(callee, args, out, node, st)
+            if method is None and _sequential_class(callee.cls):  # Sequential.forward: children in order
+                kids = tuple(v for (oid, _), v in st.heap.items() if oid == callee.oid and _module_item(v))
+                return self.call_layer(Layer(next(iter(api.MODULE_CONTAINERS)), None, None, kids), args, node, st)
             return self.unknown_call(args, kwargs)
         if t is Layer:
             return self.run_hooks(callee, args, self.call_layer(callee, args, node, st), node, st)
@@ -1683,9 +1707,10 @@ class Engine(TorchModel, Autograd):
                 hooks = st.heap.get(key)  # (paths that registered different hooks join to unknown)
                 st.own_heap()[key] = Tup((hooks.items if type(hooks) is Tup else ()) + (args[0][0],))
                 return UNKNOWN  # the handle
-            if name in api.MODULE_REGISTERS and t is Obj and len(args) >= 2 and type(args[0][0]) is Const \
-                    and isinstance(args[0][0].value, str):
-                st.own_heap()[(recv.oid, args[0][0].value)] = args[1][0]
+            if name in api.MODULE_REGISTERS and t is Obj and len(args) >= 2:
+                key = args[0][0].value if type(args[0][0]) is Const and isinstance(args[0][0].value, str) \
+                    else "$registered@%d" % node.lineno
+                st.own_heap()[(recv.oid, key)] = args[1][0]
                 return NONE
             if name in api.MODULE_WALKS:
                 itself, deep, named = api.MODULE_WALKS[name]
@@ -2228,3 +2253,10 @@ def _bind_params(fn: Func, args: list, kwargs: dict, unknown_rest: bool) -> dict
     if params:
         locals_["$self"] = locals_.get(params[0].arg, UNKNOWN)
     return locals_
+
+
+def _sequential_class(cls) -> bool:
+    """A subclass of ``nn.Sequential`` (or of one): without a ``forward`` of its own, calling it
+    runs its children in the order they were added."""
+    return any((type(b) is LibRef and b.qual in api.MODULE_CONTAINERS) or (type(b) is Class and _sequential_class(b))
+               for b in cls.bases)

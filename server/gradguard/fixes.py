@@ -512,18 +512,24 @@ def _move_after(srcs, fix: Fix) -> list[Edit]:
 
 
 def _out_of_place(srcs, fix: Fix) -> list[Edit]:
-    """``x /= y`` -> ``x = x / y`` (the value parenthesised unless it is atomic)."""
-    loc, value = fix.target("stmt"), fix.target("value")
-    src = _source_for(srcs, loc)
-    _statement_line(src, loc)
-    text = _text_between(src, (value.line, value.column), (value.end_line, value.end_column))
-    try:
-        atomic = isinstance(cst.parse_expression(text), _ATOMIC + (cst.Integer, cst.Float))
-    except cst.ParserSyntaxError as exc:
-        raise FixError(f"cannot read the value {text!r}") from exc
-    name, op = fix.text("target"), fix.text("operator")
-    new = f"{name} = {name} {op} {text if atomic else f'({text})'}"
-    return [_replace(src, ((loc.line, loc.column), (loc.end_line, loc.end_column)), new)]
+    """``x /= y`` -> ``x = x / y`` (the value parenthesised unless it is atomic), for each of the
+    statements ``stmt``, ``stmt1``, ``stmt2``, ..."""
+    edits, names = [], {name for name, _ in fix.targets}
+    for n in ("", *(str(i) for i in range(1, len(names)))):
+        if f"stmt{n}" not in names:
+            break
+        loc, value = fix.target(f"stmt{n}"), fix.target(f"value{n}")
+        src = _source_for(srcs, loc)
+        _statement_line(src, loc)
+        text = _text_between(src, (value.line, value.column), (value.end_line, value.end_column))
+        try:
+            atomic = isinstance(cst.parse_expression(text), _ATOMIC + (cst.Integer, cst.Float))
+        except cst.ParserSyntaxError as exc:
+            raise FixError(f"cannot read the value {text!r}") from exc
+        name, op = fix.text(f"target{n}"), fix.text(f"operator{n}")
+        new = f"{name} = {name} {op} {text if atomic else f'({text})'}"
+        edits.append(_replace(src, ((loc.line, loc.column), (loc.end_line, loc.end_column)), new))
+    return edits
 
 
 def _move_all_after(srcs, fix: Fix, moved) -> list[Edit]:

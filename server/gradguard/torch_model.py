@@ -271,7 +271,8 @@ class TorchModel:
                 return NUMBER if name in api.NUMBER_METHODS else UNKNOWN
             detach = name in api.DETACHES  # the same memory, without the graph
             why = frozenset({("detach", node)}) if detach else frozenset()
-            return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else None),
+            # (``x.new_zeros(n)``: memory of its own, which later in-place writes change)
+            return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else (node, self.frame.ctx)),
                                api.SHAPE_METHODS.get(name),
                                [(t, node.func.value)] + list(args), kwargs, st)
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
@@ -341,7 +342,7 @@ class TorchModel:
             # each layer is a call of its own: one context each, so that the second layer's
             # saved input (the first's output) is not taken for the container's output
             x = args
-            out = UNKNOWN
+            out = args[0][0] if len(args) == 1 else UNKNOWN  # an empty Sequential returns its input
             frame = self.frame
             ctx = frame.ctx
             try:

@@ -15,9 +15,10 @@ from . import FixIntent, Report, Rule, short
 
 
 def on_modified_saved(ev) -> Report | None:
-    places = dict(p for p in ev.places if p[0] not in ("saved", "also_modified_stmt"))
+    places = dict(p for p in ev.places if p[0] not in ("saved", "also_modified_stmt", "also_written_stmt"))
     layer = places.pop("modified_layer", None)
     others = [node for key, node in ev.places if key == "also_modified_stmt"]
+    written = [node for key, node in ev.places if key == "also_written_stmt"]
     saved = [node for key, node in ev.places if key == "saved"]
     modified, stmt, expr = places.get("modified"), places.get("modified_stmt"), places.get("modified_expr")
     what = f"`{short(ev.target)}`" if ev.target is not None else "the outputs"
@@ -31,7 +32,7 @@ def on_modified_saved(ev) -> Report | None:
     related += tuple(("saved", node, (("what", short(node)),)) for node in saved[:1])
     # a backward over a value that went through unresolved code may not reach the saved tensor
     exact = all(t.exact for t in ev.tensors)
-    fixes = _fixes(modified, stmt, expr, ev, others)
+    fixes = _fixes(modified, stmt, expr, ev, others, written)
     if layer is not None and any(k.arg == "inplace" for k in layer.keywords):
         # the layer built with inplace=True: built without it, it writes a copy
         fixes = (FixIntent("drop_inplace", f"Build `{short(layer.func)}` without `inplace=True`", (("call", layer),),
@@ -39,7 +40,7 @@ def on_modified_saved(ev) -> Report | None:
     return Report("GG103", ev.node, args, exact, fixes, related=related)
 
 
-def _fixes(modified, stmt, expr, ev, others=()) -> tuple:
+def _fixes(modified, stmt, expr, ev, others=(), written=()) -> tuple:
     if stmt is None:
         return ()
     if expr is None and isinstance(stmt, ast.Expr) and ev.stmt is not None:
@@ -57,13 +58,21 @@ def _fixes(modified, stmt, expr, ev, others=()) -> tuple:
         # ``dropout(relu(h))`` with an in-place dropout, ``conv(x).unsqueeze_(1)``: a computed
         # value written in place by the call that takes it; the call may write a copy instead
         return (FixIntent("clone", f"Modify a copy: `{short(expr)}.clone()`", (("expr", expr),), preferred=True),)
-    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and type(stmt.op) in _OPERATORS:
+    writes = sorted([stmt, *others, *written], key=lambda s: (s.lineno, s.col_offset))
+    if all(isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and type(s.op) in _OPERATORS
+           for s in writes):
         # ``x /= norm(x)``: a copy made first would be what ``norm`` saves; out of place, the
-        # result is a new tensor and ``x`` as it was stays saved
-        name, op = stmt.target.id, _OPERATORS[type(stmt.op)]
-        return (FixIntent("out_of_place", f"Write it out of place: `{name} = {name} {op} …`",
-                          (("stmt", stmt), ("value", stmt.value)), preferred=True,
-                          texts=(("target", name), ("operator", op))),)
+        # result is a new tensor and ``x`` as it was stays saved (every write the backward meets:
+        # ``Z += K`` and ``S += …`` of one recurrent state)
+        targets, texts, shown = (), (), []
+        for i, s in enumerate(writes):
+            name, op, n = s.target.id, _OPERATORS[type(s.op)], str(i or "")
+            targets += ((f"stmt{n}", s), (f"value{n}", s.value))
+            texts += ((f"target{n}", name), (f"operator{n}", op))
+            shown.append(f"`{name} = {name} {op} …`")
+        title = f"Write it out of place: {shown[0]}" if len(shown) == 1 else \
+            f"Write them out of place: {', '.join(shown)}"
+        return (FixIntent("out_of_place", title, targets, preferred=True, texts=texts),)
     if isinstance(expr, ast.Name):
         name = expr.id
         return (FixIntent("insert_before", f"Modify a copy: `{name} = {name}.clone()` first", (("before", stmt),),
