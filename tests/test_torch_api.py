@@ -1066,8 +1066,8 @@ def test_table_shapes():
     assert not (set(api.FUNCTIONS) & (api.FACTORIES | api.COPY_CONSTRUCTORS))
     assert not (api.FACTORIES & api.COPY_CONSTRUCTORS)
     for spec in api.BACKWARD_CALLS.values():
-        assert {"tensors", "retain_pos", "create_pos", "inputs_pos", "gradient"} <= set(spec) <= {
-            "tensors", "retain_pos", "inputs_pos", "create_pos", "returns", "gradient", "tensors_kw"}
+        assert {"tensors", "retain_pos", "create_pos", "inputs_pos", "gradient", "parameters"} <= set(spec) <= {
+            "tensors", "retain_pos", "inputs_pos", "create_pos", "returns", "gradient", "tensors_kw", "parameters"}
         assert spec.get("returns", "grads") == "grads"
     assert all(isinstance(v, bool) for v in api.RESULT_FIELDS.values())
 
@@ -1131,7 +1131,7 @@ VERIFIED_TABLES = {"IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE",
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
-    "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE",
+    "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT",
 }
 
 
@@ -1316,7 +1316,8 @@ def test_forward_hook_sees_the_output_with_its_graph(name):
 @pytest.mark.parametrize("name", sorted(api.MODULE_REGISTERS))
 def test_module_register_keeps_the_tensor_as_an_attribute(name):
     module = nn.Module()
-    value = nn.Parameter(torch.randn(2)) if name == "register_parameter" else torch.zeros(2)
+    value = (nn.Parameter(torch.randn(2)) if name == "register_parameter" else nn.Linear(2, 2)
+             if name in ("add_module", "register_module") else torch.zeros(2))
     getattr(module, name)("stat", value)
     assert module.stat is value
 
@@ -1381,3 +1382,18 @@ def test_tensor_dataset_items_are_rows(name):
     x, y = torch.randn(4, 3) * w, torch.arange(4)
     row, label = resolve(name)(x, y)[1]
     assert torch.equal(row, x[1]) and row.grad_fn is not None and label == 1
+
+
+@pytest.mark.parametrize("name", sorted(n + "_" for n, k in api.KEEPS_METHODS.items() if k == "result"
+                                        and hasattr(torch.Tensor, n + "_")))
+def test_in_place_forms_that_save_what_they_wrote(name):
+    """``api.IN_PLACE_KEEPS_RESULT``: ``x.exp_()`` saves its result as ``x.exp()`` does, so a write
+    in place after it spoils the backward; the in-place forms not listed save something else."""
+    x = torch.rand(2, 2, dtype=torch.float64, requires_grad=True) + 1.5  # (sqrt: positive)
+    out = getattr(x * 1.0, name)(*((2.0,) if name == "float_power_" else ()))
+    out.mul_(2.0)
+    if name in api.IN_PLACE_KEEPS_RESULT:
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+    else:
+        out.sum().backward()

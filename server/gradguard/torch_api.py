@@ -424,6 +424,10 @@ MODULE_SHAPES = {
 #   x for w's gradient; x * 2 saves nothing of x). A module's operands are its input and weight.
 KEEPS_FUNCTIONS = {name: e["keeps"] for name, e in _generated["functions"].items() if e["keeps"]}
 KEEPS_METHODS = {name: e["keeps"] for name, e in _generated["methods"].items() if e["keeps"]}
+# In-place forms whose node saves what they wrote, as their out-of-place forms save their result
+# (``float_power_`` saves its input instead); tests/test_torch_api.py checks both ways.
+IN_PLACE_KEEPS_RESULT = frozenset({"exp_", "exp2_", "expm1_", "reciprocal_", "relu_", "rsqrt_", "sigmoid_", "sqrt_",
+                                   "tan_", "tanh_"})
 KEEPS_OPERATORS = {name: e["keeps"] for name, e in _generated["operators"].items() if e["keeps"]}
 KEEPS_MODULES = {name: e["keeps"] for name, e in _generated["modules"].items() if e["keeps"]}
 # Results that are views of an input (torch: they share its version counter, so an in-place

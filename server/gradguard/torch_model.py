@@ -330,6 +330,12 @@ class TorchModel:
                     value = self.ev(owner, st)
                     if type(value) is Tensor:
                         self.emit("grad_reset", node, st, roots=value.roots)
+            if name in api.IN_PLACE_KEEPS_RESULT and not t.leaf:
+                # ``exp_``, ``sigmoid_``, ``tanh_``, ``relu_``, ``sqrt_``: as their out-of-place
+                # forms, the node saves what it wrote (a later write in place spoils it)
+                out = self.op(node, [(t, node.func.value)] + list(args), True, st, keeps="result", storage=t.storage)
+                out.shape = t.shape
+                return out
             return t
         if name == api.RETAIN_GRAD:  # .grad of this non-leaf will be kept
             st.own_heap()[("retained", t.segs)] = Const(True)
