@@ -1881,8 +1881,9 @@ class Engine(TorchModel, Autograd):
                 return self.invoke(getitem, [v, UNKNOWN], {}, st, site, bound=True)
         if t is Layer and v.qual in api.MODULE_HOLDERS:
             # any one of the children: modelled as running them all, which covers the
-            # graph (segments and parameters) each of them would build
-            return Layer(next(iter(api.MODULE_CONTAINERS)), v.spec, None, v.children)
+            # graph (segments and parameters) each of them would build (none known, as for a
+            # list filled by ``append``: a loop over it that runs has one the analysis does not see)
+            return Layer(next(iter(api.MODULE_CONTAINERS)), v.spec, None, v.children) if v.children else UNKNOWN
         return UNKNOWN
 
 
