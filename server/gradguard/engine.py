@@ -1336,6 +1336,8 @@ class Engine(TorchModel, Autograd):
                     # computed on first access, then kept on the instance (with its graph)
                     st.own_heap()[(recv.oid, name)] = self.invoke(found, [recv], {}, st, node, bound=True)
                     return st.heap[(recv.oid, name)]
+                if _is_classmethod(found.node):  # bound to the class, from an instance too
+                    return Bound(recv.cls, name, found)
                 return Bound(recv, name, found)
             if found is not None:
                 return found
@@ -1348,6 +1350,8 @@ class Engine(TorchModel, Autograd):
             return recv.module.env.get(name, UNKNOWN) if recv.module is not None else UNKNOWN
         if t is Class:
             found = recv.lookup(name)
+            if type(found) is Func and _is_classmethod(found.node):  # ``SO2.from_matrix(m)``: cls is SO2
+                return Bound(recv, name, found)
             return found if found is not None else UNKNOWN
         if t is Layer:
             if name in api.MODULE_PARAMETER_ATTRIBUTES and recv.root is not None:
@@ -2223,6 +2227,10 @@ def _decorator_names(fn):
 
 def _is_static(fn) -> bool:
     return "staticmethod" in set(_decorator_names(fn))
+
+
+def _is_classmethod(fn) -> bool:
+    return "classmethod" in set(_decorator_names(fn))
 
 
 def _is_property(fn) -> bool:
