@@ -730,6 +730,7 @@ def test_named_keywords_and_attributes():
     """The names the interpreter reads off calls and classes, as torch spells them."""
     assert getattr(torch.zeros(1, **{api.REQUIRES_GRAD: True}), api.REQUIRES_GRAD) is True
     assert importlib.import_module(api.TORCH) is torch
+    assert resolve(api.MODULE_DICT) is nn.ModuleDict
     assert api.MODULE_FORWARD in vars(nn.Module) and api.MODULE_FORWARD in vars(nn.Linear)
     for name, mode in api.GRAD_MODE.items():
         if mode in ("arg0", "not_arg0"):
@@ -1131,7 +1132,7 @@ VERIFIED_TABLES = {"IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE",
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
-    "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT",
+    "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
 }
 
 

@@ -230,6 +230,8 @@ MODULE_NAMED_METHODS = frozenset({"named_parameters"})  # of those, the ones yie
 # Module methods that register a hook called with (module, inputs, output) after each forward.
 MODULE_FORWARD_HOOKS = frozenset({"register_forward_hook"})
 # ``self.register_buffer("mean", t)``: the module's attribute ``mean`` is now ``t`` itself
+# ``nn.ModuleDict(d)``: the modules of the dict ``d`` by key
+MODULE_DICT = "torch.nn.ModuleDict"
 MODULE_REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})
 # Module methods that walk its submodules: (itself first, all the way down, named)
 MODULE_WALKS = {"modules": (True, True, False), "named_modules": (True, True, True),

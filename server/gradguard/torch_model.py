@@ -119,6 +119,15 @@ class TorchModel:
             for key, (value, _) in kwargs.items():
                 st.own_heap()[(box.oid, ("k", key))] = value
             return box
+        if qual == api.MODULE_DICT and len(args) == 1 and not kwargs and type(args[0][0]) is Box:
+            # ``nn.ModuleDict(dict(wte=..., h=...))`` (nanoGPT): its modules by key, read as
+            # ``md.h`` or ``md["h"]``, as a namespace's
+            src, box = args[0][0], Box((node, self.frame.ctx), "namespace")
+            self.allocate(box.oid, st)
+            for (oid, key), value in list(st.heap.items()):
+                if oid == src.oid and (key == "*" or (type(key) is tuple and key[0] == "k")):
+                    st.own_heap()[(box.oid, key)] = value
+            return box
         if not is_torch(qual):
             return self.unknown_call(args, kwargs)
         if qual in api.GRAD_MODE:
