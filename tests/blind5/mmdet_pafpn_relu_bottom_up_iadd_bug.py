@@ -5,7 +5,7 @@ place, `inter_outs[i + 1] += self.downsample_convs[i](inter_outs[i])`. With an a
 inter_out is the output of a ConvModule's ReLU, which autograd saved, so the `+=` overwrites it and
 loss.backward() fails ("one of the variables needed for gradient computation has been modified by
 an inplace operation"; the PR makes the addition out of place). FPN and PAFPN follow
-mmdet/models/necks (FPN already adds its laterals out of place since PR 7175); a minimal
+mmdet/models/necks (the top-down path out of place, as in the fixed file); a minimal
 ConvModule (conv, optional BN, activation) stands in for mmcv's, a two-stage conv backbone and a
 shared objectness head with a BCE loss on random targets stand in for ResNet and RetinaHead."""
 import torch
@@ -85,7 +85,6 @@ class PAFPN(FPN):
         used_backbone_levels = len(laterals)
         for i in range(used_backbone_levels - 1, 0, -1):
             prev_shape = laterals[i - 1].shape[2:]
-            # fix runtime error of "+=" inplace operation in PyTorch 1.10
             laterals[i - 1] = laterals[i - 1] + F.interpolate(
                 laterals[i], size=prev_shape, mode='nearest')
 

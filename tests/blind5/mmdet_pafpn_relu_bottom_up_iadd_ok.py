@@ -81,7 +81,6 @@ class PAFPN(FPN):
         used_backbone_levels = len(laterals)
         for i in range(used_backbone_levels - 1, 0, -1):
             prev_shape = laterals[i - 1].shape[2:]
-            # fix runtime error of "+=" inplace operation in PyTorch 1.10
             laterals[i - 1] = laterals[i - 1] + F.interpolate(
                 laterals[i], size=prev_shape, mode='nearest')
 
