@@ -1,6 +1,7 @@
 # Source: https://github.com/pyg-team/pytorch_geometric/issues/874
-"""The reporter's graph autoencoder with the fix rusty1s gave: the reconstruction loss compares the
-model's output with the input features, `loss = F.mse_loss(out, data.x)`, so it goes through both
+"""The reporter's graph autoencoder with the fix rusty1s gave (compute the mse from `out`; for an
+autoencoder the target is the input itself): the reconstruction loss compares the model's output
+with the input features, `loss = F.mse_loss(out, data.x)`, so it goes through both
 GCNConv layers. A minimal GCNConv and a list of random graphs batched like torch_geometric's
 DataLoader stand in for the library and the dataset."""
 from types import SimpleNamespace

@@ -2,10 +2,12 @@
 """A reduction written into a preallocated buffer (pytorch #74874): the inputs are copied into
 slots of `tensor = torch.zeros(5)` and each partial result is written into the next slot,
 `tensor[2] = op(tensor[0], tensor[1])`, `tensor[4] = op(tensor[2], tensor[3])`. With op=torch.add
-it works; with op=torch.mul autograd.grad fails ("one of the variables needed for gradient
-computation has been modified by an inplace operation"): the multiplication saves its operands,
-views of the buffer, and every later slot assignment writes into that same buffer. The
-reporter's function and driver, with op=torch.mul."""
+it works, as the reporter says; with an operator whose backward needs its operands, here
+torch.mul, autograd.grad fails ("one of the variables needed for gradient computation has been
+modified by an inplace operation"): the multiplication saves its operands, views of the buffer,
+and every later slot assignment writes into that same buffer. The reporter's function and driver,
+run with op=torch.add and then op=torch.mul (the failing operator is not in the stored excerpt of
+the issue)."""
 import torch
 from torch import Tensor
 

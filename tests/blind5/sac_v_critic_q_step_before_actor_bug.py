@@ -5,7 +5,7 @@ losses, then steps the Q functions (qf_1_optimizer.step(), qf_2_optimizer.step()
 function before the actor update. The Q steps change the Linear weights that q_pred's graph saved,
 so actor_loss.backward() fails ("one of the variables needed for gradient computation has been
 modified by an inplace operation"; the issue, from a reader's email: put the optimizer steps at the
-end, which the repository did in its fix). The agent and networks are the notebook's (Actor,
+end of update_model; the repository's fix runs the actor update before the Q and V steps). The agent and networks are the notebook's (Actor,
 CriticQ, CriticV, ReplayBuffer, SACAgent.update_model) with 32-unit layers; a random
 Pendulum-sized environment stands in for gym's Pendulum-v0."""
 from typing import Dict, Tuple
