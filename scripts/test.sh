@@ -4,7 +4,8 @@
 # (GRADGUARD_COMPILE=1, setup.py). The wheel run repeats only what the compiled build changes:
 # the engine's verdicts, its compiled modules and the CLI (WHEEL_TESTS); CI runs the whole suite
 # on it too (GRADGUARD_TEST_WHEEL=full, set by .ci/run). The packaging and editor tests run only
-# on the sources: they build and test the distributions themselves.
+# on the sources: they build and test the distributions themselves, and the wheel phase tests the
+# compiled wheel they built from the sdist (built here when they did not run).
 # Tests run on every core (pytest-xdist), a module's tests on one worker (--dist loadscope): the
 # tests that share one torch run of many programs (a module-scoped oracle) make it once, not once
 # a worker. Every torch run happens on every run: no verdict is cached.
@@ -20,6 +21,9 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 # torch 2.13.0 (CPU) is the ground truth the fixtures are run against.
 .venv/bin/python -m pip install --quiet "torch==2.13.0" -e ".[test]"
+# the packaging tests build the release distributions here; the wheel phase tests that wheel
+export GRADGUARD_TEST_DISTS="$PWD/build/test-dists"
+rm -rf "$GRADGUARD_TEST_DISTS"
 JOBS=${GRADGUARD_TEST_JOBS:-auto}
 PARALLEL=(); [ "$JOBS" = 0 ] || PARALLEL=(-n "$JOBS" --dist loadscope)
 # What the compiled build can change: the engine (every fixture analysed, the rules, the facts
@@ -45,8 +49,14 @@ for build in ${GRADGUARD_TEST_BUILDS:-source wheel}; do
     wheel)
       out="$PWD/build/test-wheel"
       rm -rf "$out"
-      echo "== building the compiled wheel"
-      GRADGUARD_COMPILE=1 .venv/bin/python -m pip wheel --quiet --no-deps --wheel-dir "$out/dist" .
+      mkdir -p "$out/dist"
+      if compgen -G "$GRADGUARD_TEST_DISTS/gradguard-*.whl" >/dev/null; then
+        echo "== the compiled wheel the packaging tests built from the sdist"
+        cp "$GRADGUARD_TEST_DISTS"/gradguard-*.whl "$out/dist/"
+      else
+        echo "== building the compiled wheel"
+        GRADGUARD_COMPILE=1 .venv/bin/python -m pip wheel --quiet --no-deps --wheel-dir "$out/dist" .
+      fi
       .venv/bin/python -m pip install --quiet --no-deps --target "$out/site" "$out"/dist/gradguard-*.whl
       wheel=$(basename "$out"/dist/gradguard-*.whl)
       if [ "${GRADGUARD_TEST_WHEEL:-}" = "full" ]; then

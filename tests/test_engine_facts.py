@@ -9,11 +9,11 @@ frees. A refactor of the interpreter that changes a fact changes a printed line.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import textwrap
 
 import pytest
+
+import torchrun
 
 from gradguard.analysis import analyze_source
 
@@ -129,7 +129,7 @@ def test_a_dataclass_keeps_the_init_its_body_defines(tmp_path):
     program = textwrap.dedent(program)
     path = tmp_path / "holder.py"
     path.write_text(program)
-    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    ran = torchrun.run(path)
     assert "Trying to backward through the graph a second time" in ran.stderr
     line = int(re.findall(r'holder\.py", line (\d+)', ran.stderr)[-1])
     assert [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings] == [("GG101", line)]
@@ -168,7 +168,7 @@ def test_a_list_cleared_on_one_path_only(tmp_path):
         """)
     path = tmp_path / "cleared.py"
     path.write_text(program)
-    assert subprocess.run([sys.executable, str(path)], capture_output=True, timeout=300).returncode == 0
+    assert torchrun.run(path).returncode == 0
     assert analyze_source(program, "<t>").findings == []
 
 
@@ -180,7 +180,7 @@ def agrees_with_torch(tmp_path, program: str, code="GG101", message=SECOND_TIME)
     raises (with ``message``), and nothing if it runs clean."""
     path = tmp_path / "prog.py"
     path.write_text(program)
-    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    ran = torchrun.run(path)
     found = [(f.code, f.location.line) for f in analyze_source(program, "<t>").findings]
     raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
     if ran.returncode:
@@ -430,7 +430,7 @@ def test_generator_expressions_against_torch(tmp_path, shape, again):
         # it reports must still be true, if less than torch raises
         path = tmp_path / "prog.py"
         path.write_text(program.format(again=again))
-        ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+        ran = torchrun.run(path)
         raised = re.findall(r'prog\.py", line (\d+)', ran.stderr) if ran.returncode else []
         found = [(f.code, f.location.line) for f in analyze_source(path.read_text(), "<t>").findings]
         assert set(found) <= ({("GG101", int(raised[-1]))} if raised else set())
@@ -689,7 +689,7 @@ def test_a_graph_stored_into_an_unknown_object_may_be_walked(tmp_path):
         """)
     path = tmp_path / "prog.py"
     path.write_text(program)
-    assert subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True, timeout=300).returncode == 0
+    assert torchrun.run(path, cwd=tmp_path).returncode == 0
     # analysed where the library is not part of the project: it is unknown code
     assert analyze_source(program, "<escape>").findings == []
 
@@ -729,7 +729,7 @@ def test_requires_grad_on_an_attribute_of_a_known_object_against_torch(tmp_path)
     path.write_text(program, encoding="utf-8")
     found = [(f.code, f.location.line, f.severity) for f in analyze_source(program, str(path)).findings]
     assert found == [("GG104", 10, "error")]
-    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    run = torchrun.run(path, timeout=120)
     assert "does not require grad" in run.stderr and 'line 10' in run.stderr
 
 
@@ -752,7 +752,7 @@ def test_a_keyword_backward_does_not_take_ends_the_program(tmp_path, keyword):
     program = RETAINED_BY_AN_OLD_KEYWORD.format(keyword=keyword)
     path = tmp_path / "prog.py"
     path.write_text(program)
-    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    ran = torchrun.run(path)
     assert (ran.returncode != 0) == (keyword == "retain_variables")
     if ran.returncode:
         assert "unexpected keyword argument 'retain_variables'" in ran.stderr, ran.stderr

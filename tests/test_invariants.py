@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import ast
 import re
-import subprocess
-import sys
 import textwrap
 
 import pytest
+
+import torchrun
 
 from gradguard.analysis import analyze_source
 from gradguard.invariants import settled_names, written_attributes
@@ -98,7 +98,7 @@ def _torch_raises_at(program: str, tmp_path) -> int | None:
     """Run the program with torch: the line of the program the error it raises comes from."""
     path = tmp_path / "program.py"
     path.write_text(program)
-    proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    proc = torchrun.run(path)
     if proc.returncode == 0:
         return None
     assert "Trying to backward through the graph a second time" in proc.stderr, proc.stderr[-2000:]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import ast
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
+
+import torchrun
 
 from gradguard import analyze_cells, analyze_path
 from gradguard import sources
@@ -140,6 +140,6 @@ def test_assignment_magics_run_as_masked_and_raise_where_found(tmp_path):
     assert [(f.code, f.location.cell, f.location.line) for f in findings] == [("GG101", 2, 5)]
     program = tmp_path / "masked.py"
     program.write_text("\n".join(strip_magics(c) for c in cells))
-    proc = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=300)
+    proc = torchrun.run(program)
     assert "backward through the graph a second time" in proc.stderr
     assert f'masked.py", line {3 + 5}' in proc.stderr  # cell 2 starts on line 4 of the program

@@ -367,9 +367,9 @@ def _torch_still_raises(program: Path, changed: Path, text: str, line: int, code
     the error that survives is true (a CycleGAN pool's fake is walked again by another backward)."""
     import json
     import shutil
-    import subprocess
-    import sys
     import tempfile
+
+    import torchrun
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "prog"
@@ -384,8 +384,7 @@ def _torch_still_raises(program: Path, changed: Path, text: str, line: int, code
             "def mystery(x):\n    if hasattr(x, 'detach') and x.is_floating_point():\n"
             "        return x.detach().requires_grad_()\n    return x\n", encoding="utf-8")
         target = root if program.is_dir() else root / program.name
-        ran = subprocess.run([sys.executable, str(TESTS / "oracle.py"), str(target)], capture_output=True,
-                             text=True, timeout=600)
+        ran = torchrun.run(TESTS / "oracle.py", str(target), timeout=600)
         result = json.loads(ran.stdout)[str(target)]
     return result.get("status") == "raised" and result.get("code") == code and result.get("line") == line
 

@@ -11,6 +11,9 @@ from lsprotocol import types as lsp
 from pygls.workspace import TextDocument
 from pytest_lsp import LanguageClient
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for torchrun
+import torchrun  # noqa: E402
+
 BACKWARD_TWICE = "backward through the graph a second time"
 
 
@@ -63,8 +66,7 @@ async def resolved(client: LanguageClient, action: lsp.CodeAction) -> lsp.CodeAc
 
 
 def run_python(path: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                          timeout=timeout, cwd=path.parent)
+    return torchrun.run(path, cwd=path.parent, timeout=timeout)
 
 
 def assert_runs_clean(path: Path) -> None:

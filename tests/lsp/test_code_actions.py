@@ -2,8 +2,6 @@
 program is run under torch to check it no longer raises."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +10,7 @@ from pytest_lsp import LanguageClient
 
 from conftest import DATA
 from lsputil import (BACKWARD_TWICE, apply_text_edits, assert_raises_backward_twice, assert_runs_clean,
-                     change_text, edits_by_uri, open_text, resolved, wait_diagnostics)
+                     change_text, edits_by_uri, open_text, resolved, torchrun, wait_diagnostics)
 
 
 async def code_actions(client, uri, diags, only=None) -> list[lsp.CodeAction]:
@@ -95,8 +93,7 @@ async def test_fix_all_applies_every_preferred_fix(client: LanguageClient, tmp_p
     source = DATA / "two_bugs.py"
     text = source.read_text()
     for arg in ("fit", "heads"):
-        assert BACKWARD_TWICE in subprocess.run([sys.executable, str(source), arg],
-                                                capture_output=True, text=True).stderr
+        assert BACKWARD_TWICE in torchrun.run(source, arg).stderr
     uri = open_text(client, source, text)
     diags = await wait_diagnostics(client, uri, lambda d: len(d) == 2)
     (fix_all,) = await code_actions(client, uri, diags, only=["source.fixAll"])
@@ -106,7 +103,7 @@ async def test_fix_all_applies_every_preferred_fix(client: LanguageClient, tmp_p
     assert "    (loss1 + loss2).backward()\n" in fixed
     path = copy_with(tmp_path, "fixed_all.py", fixed)
     for arg in ("fit", "heads"):
-        proc = subprocess.run([sys.executable, str(path), arg], capture_output=True, text=True)
+        proc = torchrun.run(path, arg)
         assert proc.returncode == 0, proc.stderr
     change_text(client, uri, 2, fixed)
     assert not await wait_diagnostics(client, uri, lambda d: not d)
