@@ -94,9 +94,10 @@ class Autograd:
         for storage in kept:
             self.savers.setdefault(storage, set()).add(seg)
 
-    def modified(self, storage, node, st: State, expr=None, maker=None) -> None:
+    def modified(self, storage, node, st: State, expr=None, maker=None, written=None) -> None:
         """The memory ``storage`` is written in place at ``node`` (version counter bumped, with
-        grad recording on or off): every segment that saved it and is still to be walked fails."""
+        grad recording on or off): every segment that saved it and is still to be walked fails.
+        ``written``: the tensor written, when known."""
         if storage is None:
             return
         ctx = self.frame.ctx
@@ -105,6 +106,13 @@ class Autograd:
             # layers share its call site, each in a context of its own)
             if seg not in st.freed and storage in seg.kept and not (seg.site is node and seg.ctx == ctx):
                 st.freed[seg] = FreeInfo(node, self.frame.module.path, expr, inplace=self.stmt, maker=maker)
+        made = storage.current if type(storage) is Seg and storage.old else storage
+        if type(written) is Tensor and type(made) is Seg and made in made.kept:
+            # the output of an op that saved it, made in a loop that has ended since: its segment
+            # aged at the loop's back edge, and is the one that saved this very tensor
+            for seg in written.segs:
+                if seg.old and seg.current is made and seg not in st.freed:
+                    st.freed[seg] = FreeInfo(node, self.frame.module.path, expr, inplace=self.stmt, maker=maker)
 
     def grads_filled(self, ts, segs, st: State) -> None:
         """A backward over ``ts`` walked ``segs``: the parameters they reach hold a ``.grad`` now.
@@ -275,7 +283,8 @@ class Autograd:
                       detail=spec.get("returns") or "backward", places=places)
             if self.killed:
                 return NONE
-        if retain is True and not self.killed:  # (a call that raises keeps nothing)
+        # (a call that raises keeps nothing; one in a comprehension keeps it for the next element's)
+        if retain is True and not self.killed and not self.comprehending:
             self.emit("retained", node, st, tuple(ts), target=_outputs_node(node, spec),
                       detail=spec.get("returns") or "backward")
         if self.reporting and self.collect_facts:
@@ -342,6 +351,9 @@ class Autograd:
     def walk(self, segs) -> None:
         """A backward walks ``segs``: withdraw the reports that held only while it did not."""
         if segs - self.walked_segs:
+            # a walk of a site's graph from an enclosing loop's earlier pass walks that site's
+            # graph too (a total summed in an inner loop, walked once the outer loop is done)
+            segs = segs | frozenset(s.current for s in segs if s.current is not None)
             self.walked_segs |= segs
             for key, (report, _) in list(self.reports.items()):
                 if report.unless_walked & segs:
@@ -424,6 +436,8 @@ def _flag(args, kwargs, name, pos):
         v = kwargs[name][0]
     elif pos is not None and len(args) > pos:
         v = args[pos][0]
+    elif UNBOUND in kwargs:  # ``f(**options)`` of keywords the analysis cannot name: may hold it
+        return "unknown"
     else:
         return None
     if type(v) is Const and (v.value is None or isinstance(v.value, bool)):

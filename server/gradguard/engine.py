@@ -33,7 +33,8 @@ from .autograd import Autograd
 from .invariants import settled_names, written_attributes
 from .skeleton import LazyBody
 from .sources import SourceError
-from .state import GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, surely_not_empty
+from .state import (GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, retarget,
+                    surely_not_empty)
 from .torch_model import TorchModel, in_place_key, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
@@ -45,14 +46,17 @@ MAX_CALL_DEPTH = 12
 # tuple it was given); deeper, its result is unknown.
 MAX_RECURSION = 3
 MAX_UNROLLED = 64  # loops over a model's known submodules unroll, up to this many
+MAX_UNROLLED_BLOCKS = 8  # loops over a ModuleList's blocks, up to this many (each runs a forward)
 MAX_SUBMODULE_DEPTH = 6
-CONTEXT_DEPTH = 2
+# call sites that tell an op's segments and storages apart: a model called twice from the
+# training loop (``net(x)``, ``net(x2)``) runs its layers' in-place ops four calls deep
+CONTEXT_DEPTH = 4
 # Budgets, in abstract steps (statements and calls) executed. Past its budget a call is
 # abandoned and its result is unknown (as if it were an unresolved library call); past the
 # file's budget the rest of the file is. Unknown never yields an error-severity finding, so a
 # budget costs recall, not truth.
 FILE_BUDGET = 10_000
-CALL_BUDGET = 1_000
+CALL_BUDGET = 2_000
 CANCEL_EVERY = 256  # steps between two looks at the cancel callback (some 2 ms)
 # Evaluations one inside another (``ev``, ``exec``, ``iter_elem``): past this, an expression's
 # value is unknown and a statement abandons its call, as over budget. Counted, in both builds
@@ -118,8 +122,8 @@ class Engine(TorchModel, Autograd):
                  "backward_facts", "called", "created", "frame", "frames", "stmt", "killed",
                  "doubt_never", "grad_off", "savers", "walked_segs", "clock", "pending",
                  "withdrawn", "executed", "collect_facts", "limit", "truncated", "cancel",
-                 "next_look", "main", "summaries", "several", "trained", "allocated", "flag_vars",
-                 "written_memo", "made_roots", "costly")
+                 "next_look", "main", "summaries", "several", "several_roots", "trained", "allocated", "flag_vars",
+                 "written_memo", "made_roots", "costly", "comprehending")
 
     def __init__(self, project):
         self.project = project
@@ -155,6 +159,8 @@ class Engine(TorchModel, Autograd):
         self.main = None  # the analysed module (its syntax tree is not kept after the analysis)
         self.summaries: set = set()  # segments built by comprehensions: one per element
         self.several: set = set()  # segments read through one of several containers (``_some``)
+        self.several_roots: set = set()  # parameters of modules that stand for several (``unpack``)
+        self.comprehending = 0  # comprehension steps being run (one step stands for every element)
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
         self.flag_vars: dict = {}  # settled flag -> what its tests' branches left different
@@ -270,7 +276,7 @@ class Engine(TorchModel, Autograd):
             if self.killed:
                 return st
             self.filled(cur, [value], st)
-            self.modified(cur.storage, node, st, node.target)
+            self.modified(cur.storage, node, st, node.target, written=cur)
         if type(cur) is Tensor and cur.leaf and cur.grad == YES:
             st.mark_stepped()  # in-place update of a parameter, e.g. manual SGD
             self.trained |= cur.roots
@@ -427,6 +433,14 @@ class Engine(TorchModel, Autograd):
 
     def known_items(self, v: Val, st: State):
         """The elements of a short literal list or tuple of constants (loops over them unroll)."""
+        if type(v) is Iter and v.wrap is not None and v.wrap[0] == "enumerate" and type(v.wrap[2]) is Const \
+                and type(v.wrap[2].value) is int:
+            # ``for i, conv in enumerate(self.convs)``: each index with its element
+            inner = self.known_items(v.wrap[1], st)
+            return None if inner is None else [Tup((Const(v.wrap[2].value + i), x)) for i, x in enumerate(inner)]
+        if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) \
+                and 0 < len(v.children) <= MAX_UNROLLED_BLOCKS and all(_module_item(c) for c in v.children):
+            return v.children  # a few blocks, each as it is (the first may differ from the rest)
         items = v.items if type(v) is Tup else None
         if type(v) is Box:
             known = st.heap.get((v.oid, "items"))
@@ -435,6 +449,8 @@ class Engine(TorchModel, Autograd):
             return items
         if items and len(items) <= MAX_UNROLLED and all(_module_item(i) for i in items):
             return items  # ``for m in model.modules()``: each module as it is
+        if type(v) is Tup and len(items) <= MAX_UNROLLED:
+            return items  # a tuple's length is fixed: each element as it is (``for s in state: s.detach_()``)
         return None
 
     def unrolled(self, st, node, items):
@@ -770,7 +786,7 @@ class Engine(TorchModel, Autograd):
                 if self.killed:
                     return
                 self.filled(base, [value], st)
-                self.modified(base.storage, target, st, target.value)
+                self.modified(base.storage, target, st, target.value, written=base)
             if type(base) is Box and _whole_slice(target.slice):  # xs[:] = ys: the elements replaced
                 _empty(st, base)
                 elems = self.iter_elem(value, st, target) if type(value) in (Box, Tup, Iter) else UNKNOWN
@@ -814,6 +830,11 @@ class Engine(TorchModel, Autograd):
                 return list(items.items)
         if tv in (Iter, Box):
             elem = self.iter_elem(value, st, site)
+            if n > 1 and type(elem) in (Obj, Layer):
+                # ``q1, q2 = (Mlp() for _ in range(2))``: modules made at one site, each one of
+                # several, and so are their parameters (a step of q1's optimizer leaves q2's)
+                self.several_roots |= self.module_roots(elem, st, 0)
+                elem = self._some(elem)
             return [elem] * n
         if tv is Tup:
             elem = UNKNOWN
@@ -885,6 +906,9 @@ class Engine(TorchModel, Autograd):
             v = self.ev(k.value, st)
             if k.arg:
                 kwargs[k.arg] = (v, k.value)
+            elif type(v) is Box and _passed_on(v, st):  # a ``**kwargs`` passed on unchanged
+                for key in st.heap[(v.oid, "kwkeys")].items:
+                    kwargs[key.value] = (st.heap[(v.oid, ("k", key.value))], k.value)
             else:  # f(**options): keywords the analysis cannot name
                 kwargs[UNBOUND] = (v, k.value)
         return self.call(callee, args, kwargs, node, st)
@@ -1126,7 +1150,11 @@ class Engine(TorchModel, Autograd):
             self.assign(gen.target, self.iter_elem(iterable, inner, gen.iter), inner)
             for cond in gen.ifs:
                 self.ev(cond, inner)
-        values = [self.ev(e, inner) for e in elts]
+        self.comprehending += 1
+        try:
+            values = [self.ev(e, inner) for e in elts]
+        finally:
+            self.comprehending -= 1
         st.adopt(inner)
         return values
 
@@ -1486,6 +1514,8 @@ class Engine(TorchModel, Autograd):
         shared = fn.module is self.frame.module
         grad = st.grad if fn.grad_mode is None else fn.grad_mode
         locals_ = _bind_params(fn, args, kwargs, unknown_rest)
+        if fn.node.args.kwarg and not unknown_rest:
+            locals_[fn.node.args.kwarg.arg] = self.keywords_dict(fn, kwargs, ctx, st)
         if fn.closure:
             locals_ = {**fn.closure, **locals_}
         callee = State(locals_, st.globals if shared else fn.module.env, st.heap, st.freed, grad, st.wfreed,
@@ -1535,6 +1565,25 @@ class Engine(TorchModel, Autograd):
                                                              len(self.reports), len(self.trained)):
             _remember(key, value)
         return value
+
+    def keywords_dict(self, fn: Func, kwargs: dict, ctx, st: State) -> Box:
+        """The ``**kwargs`` of a call whose keywords are all named: a dict of the ones no
+        parameter takes, which a call ``g(**kwargs)`` passes on by name while it is unchanged."""
+        a = fn.node.args
+        taken = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+        extra = {k: v for k, v in kwargs.items() if k not in taken}
+        box = Box((a.kwarg, ctx), "dict")
+        self.allocate(box.oid, st)
+        heap = st.own_heap()
+        elem = None
+        for key, value in extra.items():
+            heap[(box.oid, ("k", key))] = value
+            elem = value if elem is None else join(elem, value)
+        if elem is not None:
+            heap[(box.oid, "*")] = elem
+        note_keys(st, box, list(extra))
+        heap[(box.oid, "kwkeys")] = Tup(Const(k) for k in extra)
+        return box
 
     def named_tuple(self, names: tuple, args, kwargs, defaults=None) -> Tup:
         """``P(a, b=...)`` of a named tuple class: its items by position, then by name, then
@@ -1711,6 +1760,9 @@ class Engine(TorchModel, Autograd):
                 hooks = st.heap.get(key)  # (paths that registered different hooks join to unknown)
                 st.own_heap()[key] = Tup((hooks.items if type(hooks) is Tup else ()) + (args[0][0],))
                 return UNKNOWN  # the handle
+            if t is Layer and name in api.MODULE_ADDERS and (recv.qual in api.MODULE_CONTAINERS or
+                                                             recv.qual in api.MODULE_HOLDERS):
+                return self.add_modules(recv, name, args, node, st)
             if name in api.MODULE_REGISTERS and t is Obj and len(args) >= 2:
                 key = args[0][0].value if type(args[0][0]) is Const and isinstance(args[0][0].value, str) \
                     else "$registered@%d" % node.lineno
@@ -1755,7 +1807,7 @@ class Engine(TorchModel, Autograd):
                 for root in roots:
                     # the parameters change in place; torch's optimizers skip those whose .grad
                     # is None (no backward reached them since zero_grad())
-                    if not recv.some and self.has_grad(root, st):
+                    if not recv.some and root not in self.several_roots and self.has_grad(root, st):
                         self.modified(root, node, st)
                 self.emit("step", node, st, roots=roots)
             elif name in api.GRAD_RESET_METHODS:
@@ -1796,6 +1848,24 @@ class Engine(TorchModel, Autograd):
             return all(walk(v, depth + 1) for v in held if type(v) in (Layer, Obj) and (type(v) is Layer or v.cls.is_module))
 
         return out if type(module) in (Layer, Obj) and walk(module, 0) and len(out) <= MAX_UNROLLED else None
+
+    def add_modules(self, layer: Layer, name, args, node, st) -> Val:
+        """``net.add_module("fc", m)``, ``blocks.append(m)``, ``blocks.extend(ms)`` on an
+        ``nn.Sequential`` or ``nn.ModuleList``: the container object itself grows, so every name,
+        attribute and container that holds it holds the grown one."""
+        pos, several = api.MODULE_ADDERS[name]
+        if len(args) <= pos:
+            return UNKNOWN
+        added = args[pos][0]
+        if several:
+            items = added if type(added) is Tup else (
+                st.heap.get((added.oid, "items")) if type(added) is Box else None)
+            added = items.items if type(items) is Tup else (self.iter_elem(added, st, node),)
+        else:
+            added = (added,)
+        grown = Layer(layer.qual, layer.spec, layer.root, layer.children + tuple(added), layer.config, layer.site)
+        retarget(st, layer, grown)
+        return NONE if name in ("add_module", "register_module") else grown
 
     def container_method(self, box: Box, name, args, node, st) -> Val:
         key = (box.oid, "*")
@@ -2262,6 +2332,12 @@ def _bind_params(fn: Func, args: list, kwargs: dict, unknown_rest: bool) -> dict
     if params:
         locals_["$self"] = locals_.get(params[0].arg, UNKNOWN)
     return locals_
+
+
+def _passed_on(box: Box, st: State) -> bool:
+    """``box`` is a function's ``**kwargs`` as its call made it (keywords known, none changed)."""
+    keys = st.heap.get((box.oid, "kwkeys"))
+    return type(keys) is Tup and all((box.oid, ("k", key.value)) in st.heap for key in keys.items)
 
 
 def _sequential_class(cls) -> bool:

@@ -219,8 +219,13 @@ def _keyword_true(keyword: str):
             src = _source_for(srcs, loc)
             region, call = _exact(src, loc, (cst.Call,))
             existing = [a for a in call.args if a.keyword and a.keyword.value == keyword]
+            spread = [a for a in call.args if a.star == "**"]
             if existing:
                 edits.append(_replace(src, region.span(existing[0].value), "True"))
+            elif spread:  # ``**kwargs`` may hold it too: a second value would be a TypeError
+                start, end = region.span(spread[-1].value)
+                edits.append(_insert(src, end, f', "{keyword}": True}}'))
+                edits.append(_insert(src, start, "{**"))
             elif call.args:
                 edits.append(_insert(src, region.span(call.args[-1].value)[1], f", {keyword}=True"))
             else:

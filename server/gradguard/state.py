@@ -13,7 +13,7 @@ from itertools import compress
 from operator import is_, is_not
 from typing import Optional
 
-from .values import After, Box, Const, Iter, Tensor, Tup, Unknown, Val, join
+from .values import After, Box, Const, Iter, Layer, Tensor, Tup, Unknown, Val, join
 
 
 class FreeInfo:
@@ -293,12 +293,41 @@ def _tensors_held(v: Val):
         yield from _tensors_held(v.elem)
 
 
+def retarget(st: State, old: Val, new: Val) -> None:
+    """The object ``old`` stands for changed itself (``t.detach_()``, ``seq.add_module(...)``), so
+    every name, tuple item, attribute and container slot that holds it (the same value, not an
+    equal one) holds ``new`` now (``for s in state: s.detach_()`` cuts the tuple's tensors)."""
+    def swap(v):
+        if v is old:
+            return new
+        if type(v) is Tup:
+            items = tuple(swap(x) for x in v.items)
+            if any(a is not b for a, b in zip(items, v.items)):
+                return v.like(items)
+        elif type(v) is Layer and v.children:  # a container within a container
+            children = tuple(swap(x) for x in v.children)
+            if any(a is not b for a, b in zip(children, v.children)):
+                return Layer(v.qual, v.spec, v.root, children, v.config, v.site)
+        return v
+
+    for names, own in ((st.locals, None), (st.globals, st.own_globals)):
+        if names is None:
+            continue
+        changed = {k: w for k, v in names.items() if (w := swap(v)) is not v}
+        if changed:
+            (own() if own is not None else names).update(changed)
+    changed = {k: w for k, v in st.heap.items() if (w := swap(v)) is not v}
+    if changed:
+        st.own_heap().update(changed)
+
+
 def forget_items(st: State, box: Box) -> None:
     """The container changed in place: what was known item by item, or key by key, no more."""
-    if (box.oid, "items") in st.heap or (box.oid, "sealed") in st.heap:
+    if (box.oid, "items") in st.heap or (box.oid, "sealed") in st.heap or (box.oid, "kwkeys") in st.heap:
         heap = st.own_heap()
         heap.pop((box.oid, "items"), None)
         heap.pop((box.oid, "sealed"), None)
+        heap.pop((box.oid, "kwkeys"), None)
     if st.heap.get((box.oid, "keyed")) == KNOWN:
         # the keys known present may be gone: no longer known (False, not dropped, so that a
         # join with a path where they are still there does not keep them)

@@ -268,6 +268,8 @@ def is_in_place_method(name: str) -> bool:
 # like t, without t's graph; copy.deepcopy(non-leaf) raises "Only Tensors created explicitly by
 # the user (graph leaves) support the deepcopy protocol".)
 COPIES = frozenset({"copy.deepcopy"})
+# ``torch.is_tensor(x)``: whether x is a tensor (``isinstance(x, torch.Tensor)``)
+IS_TENSOR = "torch.is_tensor"
 
 # Fields of the named tuples that max/min/sort/topk/median/kthvalue/mode/cummax/cummin return
 # (their ATen operators' outputs, as derivatives.yaml has them): True = carries the graph.
@@ -277,6 +279,8 @@ RESULT_FIELDS = _generated["result_fields"]
 # NOT ModuleDict: iterating it yields its *keys* (strings); its .values() yields the children.
 # (Holders have no forward: calling one raises NotImplementedError.)
 MODULE_HOLDERS = frozenset({"torch.nn.ModuleList"})
+# Methods of both that add modules at the end: (the argument holding them, one module or several)
+MODULE_ADDERS = {"add_module": (1, False), "register_module": (1, False), "append": (0, False), "extend": (0, True)}
 
 # Optimizers whose step(closure) evaluates the closure more than once (so a loss built outside
 # the closure is backwarded again).

@@ -7,9 +7,9 @@ import ast
 
 from . import shapes
 from . import torch_api as api
-from .state import GRAD_OF, State, forget_items
-from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Box, Const, Func, GradCtx, Iter, Layer, Obj, Optim,
-                     Partial, Root, Tensor, Tup, TupleType, Val, join, merge_via, tensors_in, truth)
+from .state import GRAD_OF, State, forget_items, retarget
+from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Box, Const, Func, GradCtx, Iter, Layer, Number, Obj,
+                     Optim, Partial, Root, Tensor, Tup, TupleType, Val, join, merge_via, tensors_in, truth)
 
 
 class TorchModel:
@@ -96,6 +96,9 @@ class TorchModel:
         if qual in _ITERATES_ITEMS and args:
             kind = "cycle" if qual in _CYCLES else "chain"
             return Iter(wrap=(kind, tuple(v for v, _ in args[:_ITERATES_ITEMS[qual]])))
+        if qual == api.IS_TENSOR and len(args) == 1:  # known for a tensor and for a Python value
+            kind = type(args[0][0])
+            return Const(True) if kind is Tensor else Const(False) if kind in (Const, Number, Tup, Box) else UNKNOWN
         if qual in api.COPIES:
             return self.copy_value(args[0][0] if args else UNKNOWN, node, st)
         if qual in api.RETURNS_ITS_MODULE and args and type(args[0][0]) in (Layer, Obj):
@@ -301,6 +304,8 @@ class TorchModel:
             out = self.leaf(node, flag, st) if t.leaf or not flag else t
             if out is not t:
                 out.shape = t.shape
+                if name in api.DETACH_IN_PLACE and t.segs:
+                    retarget(st, t, out)
             if type(holder) is Obj:
                 st.own_heap()[(holder.oid, receiver.attr)] = out
             if isinstance(receiver, ast.Name):
@@ -322,7 +327,7 @@ class TorchModel:
                 api.SHAPE_METHODS.get(name), [(t, node.func.value)] + list(args), kwargs, st), _given_dim(args, kwargs))
         if api.is_in_place_method(name):
             self.emit("in_place", node, st, (self.as_now(t, st),), target=node.func.value, detail=name)
-            self.modified(t.storage, node, st, node.func.value)
+            self.modified(t.storage, node, st, node.func.value, written=t)
             self.filled(t, [v for v, _ in args] + [v for v, _ in kwargs.values()], st)
             frozen = t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots)
             if frozen and st.grad is not False:
@@ -379,7 +384,7 @@ class TorchModel:
         storage = None
         if _in_place_layer(layer, st) and args and type(args[0][0]) is Tensor:  # nn.ReLU(inplace=True)
             storage = args[0][0].storage
-            self.modified(storage, node, st, args[0][1], maker=layer.site)
+            self.modified(storage, node, st, args[0][1], maker=layer.site, written=args[0][0])
         out = self.op(node, inputs, layer.spec.get("saves"), st, keeps=api.KEEPS_MODULES.get(layer.qual),
                       storage=storage)
         out.shape = _layer_shape(layer, _shape_args(args, st))

@@ -241,6 +241,7 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
 
     rule = RULES[reuse.code]
     same_call = info.call is node
+    in_loop = same_call and not isinstance(_repeating_scope(node, parents), (ast.FunctionDef, ast.AsyncFunctionDef))
     roots = stale.roots
     built_line = _line(locate(stale.stmt, stale.path), main_path)
     entry = reuse.value.via.get(stale) if isinstance(reuse.value, Tensor) else None
@@ -267,8 +268,9 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
         "freed_where_zh": _where_zh(locate(info.call, info.path), main_path),
         "freed_call": f"`{short(info.call)}`",
         "freed_line": _line(locate(info.call, info.path), main_path),
-        "when": " in the previous iteration" if same_call else "",
-        "when_zh": "（在上一次迭代中）" if same_call else "",
+        # the same call again: a loop's next pass, or another call of the function it is in
+        "when": (" in the previous iteration" if in_loop else " in an earlier call") if same_call else "",
+        "when_zh": ("（在上一次迭代中）" if in_loop else "（在之前的一次调用中）") if same_call else "",
     }
     if reuse.code == "GG102":  # what walking it again does: only two backward() calls add up in .grad
         twice = _accumulates(info.call) and _accumulates(node)
