@@ -757,3 +757,47 @@ def test_a_keyword_backward_does_not_take_ends_the_program(tmp_path, keyword):
     if ran.returncode:
         assert "unexpected keyword argument 'retain_variables'" in ran.stderr, ran.stderr
     assert [f.code for f in analyze_source(program, "<t>").findings] == []
+
+
+def test_numpy_of_tensors_the_analysis_is_unsure_of_keeps_their_graph():
+    """``np.sum([...])`` of losses that may require grad (computed by code the analysis does not
+    see): NumPy raises on them if they do, else the sum holds what they held. Either way the
+    retained graph is not known to be unused (d2l's style transfer: a false GG203)."""
+    program = textwrap.dedent("""\
+        import numpy as np
+        import torch
+        from features import extract
+        x = torch.randn(3, requires_grad=True)
+        targets = extract(torch.randn(3))
+        for epoch in range(3):
+            losses = np.array([((extract(x) - y) ** 2).mean() for y in targets])
+            l = np.sum(losses) + x.abs().mean()
+            l.backward(retain_graph=True)
+        """)
+    assert [f.code for f in analyze_source(program, "<t>").findings] == []
+    known = program.replace("from features import extract\n", "extract = lambda t: [t * 2, t * 3]\n")
+    assert [f.code for f in analyze_source(known, "<t>").findings] == ["GG107"]
+
+
+def test_retain_grad_holds_for_the_tensor_read_back_from_a_container(tmp_path):
+    """``out.retain_grad()``, then ``.grad`` read from the dict that holds ``out``: torch keeps
+    the gradient and does not warn (nni's speedup after its PR 5343: a false GG106)."""
+    program = textwrap.dedent("""\
+        import torch
+        net = torch.nn.Linear(3, 3)
+        results = {}
+        for name in ["a", "b"]:
+            out = net(torch.randn(2, 3))
+            out.retain_grad()
+            results[name] = out
+        sum(o.sum() for o in results.values()).backward()
+        for name in results:
+            print(results[name].grad is not None)
+        """)
+    path = tmp_path / "prog.py"
+    path.write_text(program)
+    ran = torchrun.run(path)
+    assert ran.returncode == 0 and "not a leaf" not in ran.stderr and "False" not in ran.stdout, ran.stderr
+    assert analyze_source(program, "<t>").findings == []
+    plain = program.replace("    out.retain_grad()\n", "")
+    assert [f.code for f in analyze_source(plain, "<t>").findings] == ["GG106"]

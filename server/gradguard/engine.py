@@ -1253,7 +1253,11 @@ class Engine(TorchModel, Autograd):
         if tb is Layer and base.children and type(index) is Const and isinstance(index.value, int) \
                 and -len(base.children) <= index.value < len(base.children):
             return base.children[index.value]  # nn.Sequential(...)[i]
-        if tb is Layer and base.children and base.qual in api.MODULE_HOLDERS and type(node.slice) is not ast.Slice:
+        if tb is Layer and base.children and (base.qual in api.MODULE_HOLDERS or base.qual in api.MODULE_CONTAINERS) \
+                and type(node.slice) is not ast.Slice:
+            size = _known_length(base, st)
+            if type(index) is Const and type(index.value) is int and size is not None and -size <= index.value < size:
+                return base.children[index.value]  # ``net[0]``
             return self._iter_elem(base, st, node, None)  # ``self.heads[i]``: one of them, as a loop over them
         if tb is Obj:
             getitem = base.cls.lookup("__getitem__")
@@ -1333,7 +1337,8 @@ class Engine(TorchModel, Autograd):
             return LibRef(f"{recv.qual}.{name}")
         if t is Tensor:
             if name == api.GRAD_ATTRIBUTE:
-                retained = ("retained", recv.segs) in st.heap
+                # (read back through a container or a loop, its segments may be aged copies)
+                retained = any(("retained", s) in st.heap or ("retained", s.current) in st.heap for s in recv.segs)
                 self.emit("read_grad", node, st, (recv,), target=node.value, detail="retained" if retained else "")
                 if not (recv.leaf or retained) and recv.grad == YES and recv.exact and recv.roots:
                     return UNFILLED_GRAD  # a backward never fills it
@@ -1725,6 +1730,10 @@ class Engine(TorchModel, Autograd):
             return box
         if name in ("list", "dict", "set"):
             return Box((node, self.frame.ctx), name)
+        if name == "len" and len(vals) == 1:
+            size = _known_length(vals[0], st)
+            if size is not None:
+                return Const(size)
         if name in api.NUMBER_BUILTINS:  # ``int(x)``, ``len(xs)``, ``float(loss)``: a number
             return NUMBER
         return UNKNOWN
@@ -1860,7 +1869,7 @@ class Engine(TorchModel, Autograd):
         if several:
             items = added if type(added) is Tup else (
                 st.heap.get((added.oid, "items")) if type(added) is Box else None)
-            added = items.items if type(items) is Tup else (self.iter_elem(added, st, node),)
+            added = items.items if type(items) is Tup else (UNKNOWN,)  # how many, and which, unknown
         else:
             added = (added,)
         grown = Layer(layer.qual, layer.spec, layer.root, layer.children + tuple(added), layer.config, layer.site)
@@ -1953,7 +1962,7 @@ class Engine(TorchModel, Autograd):
             getitem = v.cls.lookup("__getitem__")
             if type(getitem) is Func:
                 return self.invoke(getitem, [v, UNKNOWN], {}, st, site, bound=True)
-        if t is Layer and v.qual in api.MODULE_HOLDERS:
+        if t is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS):
             # any one of the children: modelled as running them all, which covers the
             # graph (segments and parameters) each of them would build (none known, as for a
             # list filled by ``append``: a loop over it that runs has one the analysis does not see)
@@ -2332,6 +2341,19 @@ def _bind_params(fn: Func, args: list, kwargs: dict, unknown_rest: bool) -> dict
     if params:
         locals_["$self"] = locals_.get(params[0].arg, UNKNOWN)
     return locals_
+
+
+def _known_length(v: Val, st: State):
+    """``len(v)`` where it is certain: a tuple, a list whose items are known, a Sequential or
+    ModuleList whose modules are all known (``for i in range(len(net))`` walks each)."""
+    if type(v) is Box:
+        v = st.heap.get((v.oid, "items"))
+    if type(v) is Tup:
+        return len(v.items)
+    if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) \
+            and all(_module_item(c) for c in v.children):
+        return len(v.children)
+    return None
 
 
 def _passed_on(box: Box, st: State) -> bool:

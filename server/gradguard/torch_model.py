@@ -116,6 +116,11 @@ class TorchModel:
             self.emit("to_numpy", node, st, self.converted(args[:1], st, api.NUMPY_CONVERTERS[qual]),
                       detail=qual, target=args[0][1] if single else None,
                       places=(("elements", args[0][1]),) if args and not single and args[0][1] is not None else ())
+            held = self.converted(args[:1], st, True)
+            if held and not self.killed:
+                # ``np.sum([loss_a, loss_b])`` of tensors NumPy takes as objects: a tensor, with
+                # their graphs (as an unresolved call's result, a maybe)
+                return self.unknown_call([(Tup(held), None)] + list(args[1:]), kwargs)
         if qual in ("types.SimpleNamespace", "argparse.Namespace") and not args:
             box = Box((node, self.frame.ctx), "namespace")
             self.allocate(box.oid, st)
@@ -352,7 +357,9 @@ class TorchModel:
                 return out
             return t
         if name == api.RETAIN_GRAD:  # .grad of this non-leaf will be kept
-            st.own_heap()[("retained", t.segs)] = Const(True)
+            heap = st.own_heap()
+            for seg in t.segs:
+                heap[("retained", seg)] = Const(True)
         if name in api.TENSOR_HOOK_METHODS or name == api.RETAIN_GRAD:
             return NONE
         return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()), None, st)
