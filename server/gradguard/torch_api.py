@@ -378,14 +378,18 @@ SHAPE_OPERATORS = {**{op: "broadcast" for op in ("Add", "Sub", "Mult", "Div", "P
                    "USub": "same", "UAdd": "same", "MatMult": "matmul"}
 # Factories: sizes: torch.zeros(2, 3) / torch.zeros((2, 3)) / size=; full: full(size, value);
 # randint: the size is its last positional argument or size=; steps: linspace(start, end,
-# steps); eye: (n, m=n); like: its first argument's; literal: torch.tensor of literal data.
+# steps); eye: (n, m=n); like: its first argument's; literal: torch.tensor of literal data;
+# legacy: literal data given as a list or tuple display, else sizes.
 FACTORY_SHAPES = {
     **{f"torch.{n}": "sizes" for n in ("randn", "rand", "zeros", "ones", "empty")},
     "torch.full": "full", "torch.randint": "randint", "torch.linspace": "steps",
     "torch.logspace": "steps", "torch.eye": "eye",
     **{f"torch.{n}_like": "like" for n in ("randn", "rand", "zeros", "ones", "empty", "full",
                                            "randint")},
-    "torch.tensor": "literal", "torch.detach": "like",
+    "torch.tensor": "literal", "torch.as_tensor": "literal", "torch.asarray": "literal", "torch.detach": "like",
+    # the legacy constructors: literal data (``torch.Tensor([1, 3])``) or sizes (``torch.Tensor(2, 3)``)
+    **{f"torch.{n}": "legacy" for n in ("Tensor", "FloatTensor", "DoubleTensor", "HalfTensor",
+                                        "BFloat16Tensor", "LongTensor", "IntTensor")},
     "torch.nn.Parameter": "like", "torch.nn.parameter.Parameter": "like",
 }
 # Loss functions: with reduction "mean" (the default) or "sum" one element; with "none" one

@@ -158,6 +158,12 @@ class TorchModel:
         if qual in api.PARAMETERS:
             return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, True), st),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
+        if qual in api.DATA_CONVERTERS and args and (_numbers(_literal(args[0][1])) or all(
+                type(v) is Const and type(v.value) is int for v, _ in args)) and not kwargs.keys() - {"dtype"}:
+            # ``torch.Tensor([1, 3])``, ``torch.as_tensor([[0.5]])``, ``torch.Tensor(2, 3)``: a new
+            # leaf of numbers (of that shape), without grad
+            return self.shaped(self.leaf(node, False, st), api.FACTORY_SHAPES.get(qual), args, kwargs, st,
+                               shapes.factory)
         if qual in api.DATA_CONVERTERS and not any(any(tensors_in(v)) or type(v) is Box for v, _ in args[:1]):
             # data from lists, NumPy or a library: a leaf without grad (unless the data we do
             # not see is a tensor, which these return as it is)
@@ -457,6 +463,8 @@ class TorchModel:
         """Give ``out``, a tensor just made by an op, the shape ``kind`` of the shape table says."""
         if kind is None or type(out) is not Tensor:
             return out
+        if kind == "legacy":
+            kind = "literal" if args and isinstance(args[0][1], (ast.List, ast.Tuple)) else "sizes"
         if kind == "literal":
             out.shape = shapes.literal(_literal(args[0][1])) if args else None
         else:
@@ -559,6 +567,13 @@ def _literal(node):
     if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
         return [_literal(e) for e in node.elts]
     return None
+
+def _numbers(data) -> bool:
+    """Literal data (``_literal``) made of numbers only, at any depth."""
+    if type(data) is list:
+        return all(_numbers(x) for x in data)
+    return data is not None
+
 
 def _layer_shape(layer: Layer, inputs: list):
     """The shape of a built-in module's output (``MODULE_SHAPES``, ``LOSS_SHAPES``)."""
