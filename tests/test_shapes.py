@@ -219,6 +219,10 @@ FACTORY_CALLS = {
        if kind == "like" and not n.endswith(("full_like", "randint_like"))},
     "torch.full_like": [((a(), 1.0), {})], "torch.randint_like": [((a(), 5), {})],
     "torch.tensor": [(([[1.0, 2.0], [3.0, 4.0]],), {}), ((3.0,), {}), (([0.2, 1.0, 3.0],), {}), (([],), {})],
+    **{n: [(([[1.0, 2.0], [3.0, 4.0]],), {}), ((3.0,), {}), (([0.2, 1.0, 3.0],), {})]
+       for n in ("torch.as_tensor", "torch.asarray")},
+    **{n: [(([1, 3],), {}), (([[1, 3]],), {}), (((2, 5),), {}), ((2, 3), {}), ((4,), {})]
+       for n, kind in api.FACTORY_SHAPES.items() if kind == "legacy"},
 }
 
 

@@ -1107,8 +1107,31 @@ def test_grad_tensor_resets(name):
     assert torch.equal(w.grad, torch.full((3,), 2.0))  # only the new gradient
 
 
+def test_is_tensor_says_whether_its_argument_is_a_tensor():
+    fn = resolve(api.IS_TENSOR)
+    assert fn(torch.zeros(2)) and fn(torch.nn.Parameter(torch.zeros(2)))
+    assert not any(fn(v) for v in (1.0, 3, [torch.zeros(1)], (torch.zeros(1),)))
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_ADDERS))
+@pytest.mark.parametrize("container", sorted(api.MODULE_CONTAINERS | api.MODULE_HOLDERS))
+def test_module_adders_add_at_the_end(container, name):
+    """Each adder puts the module(s) its argument at the table's position holds after the
+    ones there, and the container is the same object (every holder of it sees them)."""
+    first = torch.nn.Linear(2, 2)
+    holder = resolve(container)(*([first] if container in api.MODULE_CONTAINERS else [[first]]))
+    pos, several = api.MODULE_ADDERS[name]
+    added = [torch.nn.ReLU(), torch.nn.Tanh()] if several else torch.nn.ReLU()
+    args = ["extra"] * pos + [added]
+    same = holder
+    getattr(holder, name)(*args)
+    assert holder is same
+    children = list(holder.children())
+    assert children[1:] == (added if several else [added])
+
+
 # Every table in torch_api.py is checked by a test above; a new table needs one too.
-VERIFIED_TABLES = {"IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE", 
+VERIFIED_TABLES = {"IS_TENSOR", "MODULE_ADDERS", "IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE", 
     "TO_NUMPY_METHODS", "NUMPY_CONVERTERS", "GRAD_ATTRIBUTE", "RETAIN_GRAD",
     "FACTORIES", "COPY_CONSTRUCTORS", "PARAMETERS", "FUNCTIONS", "TENSOR_METHODS",
     "TENSOR_ATTRIBUTE_VIEWS", "OPERATORS", "SUBSCRIPT_SAVES", "SEVER_METHODS", "SEVER_ATTRIBUTES",

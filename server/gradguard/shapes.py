@@ -370,6 +370,10 @@ def factory(kind: str, args: Sequence, kwargs: dict) -> Shape:
         return sizes((n, _arg(args, kwargs, 1, "m", n)))
     if kind == "like":
         return args[0].shape if args and type(args[0]) is Of else None
+    if kind == "legacy":  # ``torch.Tensor([1, 3])``: data; ``torch.Tensor(2, 3)``: sizes
+        kind = "literal" if args and type(args[0]) in (list, tuple) else "sizes"
+        if kind == "sizes":
+            return sizes(tuple(args)) if not kwargs.keys() - {"dtype"} else None
     if kind == "literal":
         return literal(args[0]) if args else None
     return None
