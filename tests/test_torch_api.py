@@ -17,6 +17,7 @@ import copy
 import importlib
 import importlib.util
 import inspect
+import json
 import operator
 import re
 import sys
@@ -1130,8 +1131,33 @@ def test_module_adders_add_at_the_end(container, name):
     assert children[1:] == (added if several else [added])
 
 
+@pytest.mark.parametrize("name", sorted(api.MODULE_MODE_METHODS))
+def test_mode_methods_set_training_on_every_submodule(name):
+    inner = torch.nn.Module()
+    outer = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Sequential(inner))
+    getattr(outer, "eval" if name == "train" else "train")()
+    getattr(outer, name)()
+    assert all(getattr(m, api.TRAINING_ATTRIBUTE) == (name == "train") for m in outer.modules())
+    assert name in api.MODULE_SELF_METHODS and getattr(outer, name)() is outer
+
+
+@pytest.mark.parametrize("name", sorted(api.RECEIVER_ONLY_METHODS & {"view", "reshape", "expand", "permute",
+                                                                     "transpose", "narrow", "unflatten"}))
+def test_receiver_only_methods_take_their_graph_from_the_receiver(name):
+    """The result is the receiver's data, viewed or copied: its graph leads to the receiver
+    alone, whatever sizes are given (the table is the generated ``view_of`` column's input 0)."""
+    x = torch.randn(2, 3, 4, requires_grad=True)
+    args = {"view": (2, 3, 4), "reshape": (6, 4), "expand": (2, 3, 4), "permute": (2, 1, 0),
+            "transpose": (0, 1), "narrow": (1, 0, 2), "unflatten": (2, (2, 2))}[name]
+    out = getattr(x, name)(*args)
+    assert [type(f).__name__ for f, _ in out.grad_fn.next_functions if f is not None] == ["AccumulateGrad"]
+    generated = json.loads((Path(api.__file__).parent / "torchdata" / "api.json").read_text(encoding="utf-8"))
+    assert all(generated["methods"][m]["view_of"] == 0 for m in api.RECEIVER_ONLY_METHODS)
+    assert api.VIEW_METHODS <= api.RECEIVER_ONLY_METHODS
+
+
 # Every table in torch_api.py is checked by a test above; a new table needs one too.
-VERIFIED_TABLES = {"IS_TENSOR", "MODULE_ADDERS", "IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE", 
+VERIFIED_TABLES = {"RECEIVER_ONLY_METHODS", "IS_TENSOR", "MODULE_ADDERS", "MODULE_MODE_METHODS", "TRAINING_ATTRIBUTE", "IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE", 
     "TO_NUMPY_METHODS", "NUMPY_CONVERTERS", "GRAD_ATTRIBUTE", "RETAIN_GRAD",
     "FACTORIES", "COPY_CONSTRUCTORS", "PARAMETERS", "FUNCTIONS", "TENSOR_METHODS",
     "TENSOR_ATTRIBUTE_VIEWS", "OPERATORS", "SUBSCRIPT_SAVES", "SEVER_METHODS", "SEVER_ATTRIBUTES",

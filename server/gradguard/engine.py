@@ -123,7 +123,7 @@ class Engine(TorchModel, Autograd):
                  "doubt_never", "grad_off", "savers", "walked_segs", "clock", "pending",
                  "withdrawn", "executed", "collect_facts", "limit", "truncated", "cancel",
                  "next_look", "main", "summaries", "several", "several_roots", "trained", "allocated", "flag_vars",
-                 "written_memo", "made_roots", "costly", "comprehending")
+                 "written_memo", "made_roots", "costly", "comprehending", "inference")
 
     def __init__(self, project):
         self.project = project
@@ -161,6 +161,7 @@ class Engine(TorchModel, Autograd):
         self.several: set = set()  # segments read through one of several containers (``_some``)
         self.several_roots: set = set()  # parameters of modules that stand for several (``unpack``)
         self.comprehending = 0  # comprehension steps being run (one step stands for every element)
+        self.inference = 0  # ``torch.inference_mode()`` blocks being run
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
         self.flag_vars: dict = {}  # settled flag -> what its tests' branches left different
@@ -283,6 +284,9 @@ class Engine(TorchModel, Autograd):
             self.emit("step", node, st, roots=cur.roots)
         if type(cur) is Tensor and st.grad is False:
             return st  # an in-place update without grad recording: the tensor keeps its graph state
+        if type(cur) is Box and cur.kind == "list" and type(node.op) is ast.Add:
+            self.extend_list(cur, value, st, node)  # ``xs += ys``: xs itself grows
+            return st
         result = self.binop(node, type(node.op).__name__, (cur, node.target), (value, node.value), st)
         if type(cur) is Tensor and type(result) is Tensor:
             result.storage = cur.storage  # x += y writes into x
@@ -589,11 +593,13 @@ class Engine(TorchModel, Autograd):
         return None
 
     def s_With(self, node, st):
-        grad, offs = st.grad, len(self.grad_off)
+        grad, offs, inference = st.grad, len(self.grad_off), self.inference
         for item in node.items:
             ctx = self.ev(item.context_expr, st)
             if type(ctx) is GradCtx:
-                st.grad = ctx.enabled
+                self.inference += ctx.inference
+                # (within ``torch.inference_mode()``, ``enable_grad`` records nothing)
+                st.grad = False if self.inference and ctx.enabled is not False else ctx.enabled
                 if ctx.enabled is False:
                     self.grad_off.append(item.context_expr)
             if item.optional_vars is not None:
@@ -602,6 +608,7 @@ class Engine(TorchModel, Autograd):
             out = self.block(node.body, st)
         finally:
             del self.grad_off[offs:]
+            self.inference = inference
         if out is not None:
             out.grad = grad
         return out
@@ -955,6 +962,8 @@ class Engine(TorchModel, Autograd):
             return NUMBER  # ``x.size(0) * 2``
         if type(left[0]) is Const and type(right[0]) is Const:
             a, b = left[0].value, right[0].value
+            if type(a) is bool and type(b) is bool and op in ("BitOr", "BitAnd"):
+                return Const(_FOLDABLE[op](a, b))  # ``self.training |= self.export``
             if type(a) in (int, float) and type(b) in (int, float) and not isinstance(a, bool):
                 if op in _FOLDABLE and (op != "Pow" or abs(b) <= MAX_FOLDED_EXPONENT):
                     try:
@@ -1434,17 +1443,15 @@ class Engine(TorchModel, Autograd):
         if t is TupleType:
             return self.named_tuple(callee.names, args, kwargs)
         if t is Obj:
-            method = callee.cls.lookup(api.MODULE_FORWARD if callee.cls.is_module else "__call__")
-            if method is None and callee.cls.is_module:
-                method = callee.cls.lookup("__call__")
-            if type(method) is Func:
-                out = self.call_func(method, [callee] + [a for a, _ in args],
-                                     {k: v for k, (v, _) in kwargs.items()}, st, node, bound=True)
-                return self.run_hooks(callee, args, out, node, st)
-            if method is None and _sequential_class(callee.cls):  # Sequential.forward: children in order
-                kids = tuple(v for (oid, _), v in st.heap.items() if oid == callee.oid and _module_item(v))
-                return self.call_layer(Layer(next(iter(api.MODULE_CONTAINERS)), None, None, kids), args, node, st)
-            return self.unknown_call(args, kwargs)
+            # a ``__call__`` of the project's classes wins over ``nn.Module``'s (NeMo's
+            # ``NonTrainableNM.__call__`` runs ``forward`` under ``no_grad``)
+            method = callee.cls.lookup("__call__")
+            if type(method) is Func or not callee.cls.is_module:
+                if type(method) is Func:
+                    return self.call_func(method, [callee] + [a for a, _ in args],
+                                          {k: v for k, (v, _) in kwargs.items()}, st, node, bound=True)
+                return self.unknown_call(args, kwargs)
+            return self.module_call(callee, args, kwargs, node, st)
         if t is Layer:
             return self.run_hooks(callee, args, self.call_layer(callee, args, node, st), node, st)
         if t is Partial:
@@ -1760,6 +1767,8 @@ class Engine(TorchModel, Autograd):
         t = type(recv)
         if t is Tensor:
             return self.tensor_method(recv, name, args, kwargs, node, st)
+        if t is Super and name == "__call__" and type(recv.obj) is Obj and recv.obj.cls.is_module:
+            return self.module_call(recv.obj, args, kwargs, node, st)  # nn.Module's, from an override
         if t is Layer or (t is Obj and recv.cls.is_module):
             if name in api.MODULE_PARAMETER_METHODS:
                 params = self.parameters(recv, st)
@@ -1790,6 +1799,8 @@ class Engine(TorchModel, Autograd):
                     self.call(args[0][0], [(m, None)], {}, node, st)
                 return recv
             if name in api.MODULE_SELF_METHODS:
+                if name in api.MODULE_MODE_METHODS:
+                    self.set_training(recv, name, args, kwargs, st)
                 if name == api.REQUIRES_GRAD_SETTER:
                     flag = truth(args[0][0]) if args else truth(kwargs.get("requires_grad", (Const(True), None))[0])
                     if flag is False:
@@ -1801,8 +1812,8 @@ class Engine(TorchModel, Autograd):
                 for root in self.module_roots(recv, st, 0):
                     self.modified(root, node, st)
                 return UNKNOWN
-            if name in (api.MODULE_FORWARD, "__call__"):
-                return self.call(recv, args, kwargs, node, st)
+            if name in (api.MODULE_FORWARD, "__call__"):  # (``super().__call__(x)``: nn.Module's)
+                return self.module_call(recv, args, kwargs, node, st) if t is Obj else self.call(recv, args, kwargs, node, st)
             if name in api.GRAD_RESET_METHODS:
                 self.grad_reset(self.module_roots(recv, st, 0), args, kwargs, node, st)
             return UNKNOWN
@@ -1857,6 +1868,46 @@ class Engine(TorchModel, Autograd):
             return all(walk(v, depth + 1) for v in held if type(v) in (Layer, Obj) and (type(v) is Layer or v.cls.is_module))
 
         return out if type(module) in (Layer, Obj) and walk(module, 0) and len(out) <= MAX_UNROLLED else None
+
+    def extend_list(self, box: Box, more: Val, st: State, node) -> None:
+        """``xs += ys`` / ``xs.extend(ys)``: the items of ``ys`` after those of ``xs``, known
+        one by one where both are."""
+        items = st.heap.get((box.oid, "items"))
+        added = more if type(more) is Tup else st.heap.get((more.oid, "items")) if type(more) is Box else None
+        key = (box.oid, "*")
+        elem = self.iter_elem(more, st, node) if type(more) in (Box, Tup, Iter) else UNKNOWN
+        forget_items(st, box)
+        heap = st.own_heap()
+        heap[key] = join(st.heap[key], elem) if key in st.heap else elem
+        if type(items) is Tup and type(added) is Tup:
+            heap[(box.oid, "items")] = Tup(items.items + added.items)
+
+    def module_call(self, module: Obj, args, kwargs, node, st: State) -> Val:
+        """``nn.Module.__call__`` on an instance of a project's class: its ``forward`` and hooks."""
+        method = module.cls.lookup(api.MODULE_FORWARD)
+        if type(method) is Func:
+            out = self.call_func(method, [module] + [a for a, _ in args],
+                                 {k: v for k, (v, _) in kwargs.items()}, st, node, bound=True)
+            return self.run_hooks(module, args, out, node, st)
+        if method is None and _sequential_class(module.cls):  # Sequential.forward: children in order
+            kids = tuple(v for (oid, _), v in st.heap.items() if oid == module.oid and _module_item(v))
+            return self.call_layer(Layer(next(iter(api.MODULE_CONTAINERS)), None, None, kids), args, node, st)
+        return self.unknown_call(args, kwargs)
+
+    def set_training(self, module, name, args, kwargs, st: State) -> None:
+        """``model.eval()`` / ``model.train(mode)``: ``self.training`` of the module and of every
+        submodule of the project's classes is that flag now (``if not self.training:`` in a
+        forward takes that branch). Unknown when the mode is not a constant or a submodule is
+        held where the analysis does not see."""
+        flag = Const(False) if name == "eval" else (
+            args[0][0] if args else kwargs.get("mode", (Const(True), None))[0])
+        if type(flag) is not Const or type(flag.value) is not bool:
+            flag = UNKNOWN
+        mods = self.submodules(module, st, True)
+        heap = st.own_heap()
+        for m in mods if mods is not None else [module]:
+            if type(m) is Obj:
+                heap[(m.oid, api.TRAINING_ATTRIBUTE)] = flag if mods is not None else UNKNOWN
 
     def add_modules(self, layer: Layer, name, args, node, st) -> Val:
         """``net.add_module("fc", m)``, ``blocks.append(m)``, ``blocks.extend(ms)`` on an
@@ -2080,7 +2131,8 @@ def _uid(seg: Seg) -> int:
 
 
 _FOLDABLE = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul,
-             "FloorDiv": operator.floordiv, "Mod": operator.mod, "Div": operator.truediv, "Pow": operator.pow}
+             "FloorDiv": operator.floordiv, "Mod": operator.mod, "Div": operator.truediv, "Pow": operator.pow,
+             "BitOr": operator.or_, "BitAnd": operator.and_}
 MAX_FOLDED_EXPONENT = 64  # past it, ``2 ** n`` is only "a number" (no huge integers)
 
 

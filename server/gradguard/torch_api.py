@@ -239,6 +239,9 @@ MODULE_WALKS = {"modules": (True, True, False), "named_modules": (True, True, Tr
 MODULE_APPLY = "apply"  # fn(m) for every submodule, then the module itself
 # copies a state dict into the module's parameters in place (their versions move)
 MODULE_LOAD_STATE = "load_state_dict"
+# ``module.train(mode=True)`` / ``module.eval()``: set ``training`` on it and every submodule.
+MODULE_MODE_METHODS = frozenset({"train", "eval"})
+TRAINING_ATTRIBUTE = "training"
 MODULE_SELF_METHODS = frozenset({"train", "eval", "to", "cuda", "cpu", "float", "double",
                                  "requires_grad_", "half", "bfloat16", "type", "apply",
                                  "share_memory"})  # return the module itself
@@ -448,6 +451,9 @@ _MAY_COPY = frozenset(name for section in ("functions", "methods") for name, e i
                       if e["view_of"] is not None and e["view_of_strided"] is None)
 VIEW_METHODS = frozenset(name for name, e in _generated["methods"].items()
                          if e["view_of"] == 0 and name not in _MAY_COPY)
+# Methods whose result is the receiver's data alone, viewed or copied (``view``, ``reshape``,
+# ``expand``): their other arguments are sizes, and add no graph (nor doubt) to the result.
+RECEIVER_ONLY_METHODS = frozenset(name for name, e in _generated["methods"].items() if e["view_of"] == 0)
 VIEW_FUNCTIONS = {name: e["view_of"] for name, e in _generated["functions"].items()
                   if e["view_of"] is not None and name not in _MAY_COPY}
 VIEW_ATTRIBUTES = frozenset(name for name, e in _generated["attributes"].items() if e["view_of"] == 0)

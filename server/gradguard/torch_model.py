@@ -148,7 +148,7 @@ class TorchModel:
                 enabled = spec if isinstance(spec, bool) else flag
             if isinstance(self.stmt, ast.Expr) and self.stmt.value is node:
                 st.grad = enabled  # torch.set_grad_enabled(False) as a statement
-            return GradCtx(enabled)
+            return GradCtx(enabled, inference=spec == "not_arg0" and enabled is False)
         if qual in api.FACTORIES or qual in api.COPY_CONSTRUCTORS:
             why = frozenset()
             if qual in api.COPY_CONSTRUCTORS and args and _literal(args[0][1]) is None:
@@ -329,7 +329,7 @@ class TorchModel:
             return out
         if name in api.TENSOR_METHODS:
             operands = list(args) + list(kwargs.values())
-            if name in api.LIKE_METHODS:
+            if name in api.LIKE_METHODS or name in api.RECEIVER_ONLY_METHODS:
                 operands = []
             return _split_outputs(name, self.shaped(
                 self.op(node, [(t, node.func.value)] + operands,

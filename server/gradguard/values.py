@@ -461,15 +461,16 @@ class Bound(Val):
 
 
 class GradCtx(Val):
-    """A grad-mode context manager or decorator (``torch.no_grad()``…); enabled may be None."""
+    """A grad-mode context manager or decorator (``torch.no_grad()``…); enabled may be None.
+    ``inference``: ``torch.inference_mode()``, which an ``enable_grad`` inside does not lift."""
 
-    __slots__ = ("enabled",)
+    __slots__ = ("enabled", "inference")
 
-    def __init__(self, enabled):
-        self.enabled = enabled
+    def __init__(self, enabled, inference=False):
+        self.enabled, self.inference = enabled, inference
 
     def __eq__(self, other):
-        return type(other) is GradCtx and other.enabled == self.enabled
+        return type(other) is GradCtx and other.enabled == self.enabled and other.inference == self.inference
 
     def __hash__(self):
         return 3
