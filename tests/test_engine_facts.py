@@ -801,3 +801,12 @@ def test_retain_grad_holds_for_the_tensor_read_back_from_a_container(tmp_path):
     assert analyze_source(program, "<t>").findings == []
     plain = program.replace("    out.retain_grad()\n", "")
     assert [f.code for f in analyze_source(plain, "<t>").findings] == ["GG106"]
+
+
+@pytest.mark.parametrize("call", ["f = w.mul\ny = f(2)", "for f in (w.mul, w.add):\n    y = f(2)",
+                                  "f = w.detach_\nf()\ny = w * 2", "f = w.numpy\nf()\ny = w * 2"])
+def test_a_tensor_method_called_by_another_name(call):
+    """A bound tensor method held in a variable (gpytorch's notebooks): its receiver has no
+    expression at the call; the analysis goes on (found by the round-4 corpus, an internal error)."""
+    program = "import torch\nw = torch.ones(2, requires_grad=True)\n" + call + "\ny.sum().backward()\n"
+    analyze_source(program, "<t>")

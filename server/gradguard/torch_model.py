@@ -280,10 +280,12 @@ class TorchModel:
         return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}), storage=root)
 
     def tensor_method(self, t: Tensor, name, args, kwargs, node, st) -> Val:
+        # the receiver's expression (none for a bound method called by another name: ``f = x.add_``)
+        recv = node.func.value if type(node.func) is ast.Attribute else None
         if name == "backward":
             return self.backward(node, api.BACKWARD_CALLS["Tensor.backward"], t, args, kwargs, st)
         if name in api.TO_NUMPY_METHODS:
-            self.emit("to_numpy", node, st, (t,), target=node.func.value, detail=name)
+            self.emit("to_numpy", node, st, (t,), target=recv, detail=name)
         if name in api.SEVER_METHODS or name in api.SAMPLE_METHODS:
             if name == api.SIZE_METHOD and len(args) == 1 and not kwargs and type(args[0][0]) is Const \
                     and type(args[0][0].value) is int and type(t.shape) is tuple \
@@ -297,15 +299,15 @@ class TorchModel:
             # (``x.new_zeros(n)``: memory of its own, which later in-place writes change)
             return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else (node, self.frame.ctx)),
                                api.SHAPE_METHODS.get(name),
-                               [(t, node.func.value)] + list(args), kwargs, st)
+                               [(t, recv)] + list(args), kwargs, st)
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
             flag = name == api.REQUIRES_GRAD_SETTER and (truth(args[0][0]) if args else
                                                          _kw_truth(kwargs, api.REQUIRES_GRAD, True))
             if flag is False and t.leaf:
-                self.freeze(t.roots, st, self.every_parameter(node.func.value))
+                self.freeze(t.roots, st, self.every_parameter(recv))
             elif flag is True and t.leaf:
                 self.unfreeze(t.roots, st)
-            receiver = node.func.value
+            receiver = recv
             # an attribute of an object we see is rebound below, like a name
             holder = self.ev(receiver.value, st) if isinstance(receiver, ast.Attribute) else None
             if flag is not False and t.grad == NEVER and not isinstance(receiver, ast.Call) and not (
@@ -332,13 +334,13 @@ class TorchModel:
             if name in api.LIKE_METHODS or name in api.RECEIVER_ONLY_METHODS:
                 operands = []
             return _split_outputs(name, self.shaped(
-                self.op(node, [(t, node.func.value)] + operands,
+                self.op(node, [(t, recv)] + operands,
                         api.TENSOR_METHODS[name], st, keeps=api.KEEPS_METHODS.get(name),
                         storage=t.storage if name in api.VIEW_METHODS else None),
-                api.SHAPE_METHODS.get(name), [(t, node.func.value)] + list(args), kwargs, st), _given_dim(args, kwargs))
+                api.SHAPE_METHODS.get(name), [(t, recv)] + list(args), kwargs, st), _given_dim(args, kwargs))
         if api.is_in_place_method(name):
-            self.emit("in_place", node, st, (self.as_now(t, st),), target=node.func.value, detail=name)
-            self.modified(t.storage, node, st, node.func.value, written=t)
+            self.emit("in_place", node, st, (self.as_now(t, st),), target=recv, detail=name)
+            self.modified(t.storage, node, st, recv, written=t)
             self.filled(t, [v for v, _ in args] + [v for v, _ in kwargs.values()], st)
             frozen = t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots)
             if frozen and st.grad is not False:
@@ -350,7 +352,7 @@ class TorchModel:
                 self.trained |= t.roots
                 self.emit("step", node, st, roots=t.roots)
             if name in api.GRAD_TENSOR_RESETS:  # p.grad.zero_(), p.grad.data.zero_()
-                owner = _grad_owner(node.func.value)
+                owner = _grad_owner(recv)
                 if owner is not None:
                     value = self.ev(owner, st)
                     if type(value) is Tensor:
@@ -358,7 +360,7 @@ class TorchModel:
             if name in api.IN_PLACE_KEEPS_RESULT and not t.leaf:
                 # ``exp_``, ``sigmoid_``, ``tanh_``, ``relu_``, ``sqrt_``: as their out-of-place
                 # forms, the node saves what it wrote (a later write in place spoils it)
-                out = self.op(node, [(t, node.func.value)] + list(args), True, st, keeps="result", storage=t.storage)
+                out = self.op(node, [(t, recv)] + list(args), True, st, keeps="result", storage=t.storage)
                 out.shape = t.shape
                 return out
             return t
@@ -368,7 +370,7 @@ class TorchModel:
                 heap[("retained", seg)] = Const(True)
         if name in api.TENSOR_HOOK_METHODS or name == api.RETAIN_GRAD:
             return NONE
-        return self.op(node, [(t, node.func.value)] + list(args) + list(kwargs.values()), None, st)
+        return self.op(node, [(t, recv)] + list(args) + list(kwargs.values()), None, st)
 
     def call_layer(self, layer: Layer, args, node, st) -> Val:
         if layer.qual in api.MODULE_CONTAINERS:
