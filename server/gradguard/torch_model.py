@@ -275,9 +275,18 @@ class TorchModel:
 
     def leaf(self, node, requires_grad, st, why=frozenset()) -> Tensor:
         if requires_grad is False:
-            return Tensor(NEVER, why=why, storage=(node, self.frame.ctx))
+            return Tensor(NEVER, why=why, storage=self.fresh_storage(node, st))
         root = self.new_root(node, "tensor", st)
         return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}), storage=root)
+
+    def fresh_storage(self, node, st: State):
+        """The memory of a tensor made now at ``node``: what an in-place update wrote into the
+        one made there before (``eps = std.new_empty(n).normal_(); eps.mul_(std)`` in a loop)
+        is not in it."""
+        storage = (node, self.frame.ctx)
+        if (storage, "absorbed") in st.heap:
+            del st.own_heap()[(storage, "absorbed")]
+        return storage
 
     def tensor_method(self, t: Tensor, name, args, kwargs, node, st) -> Val:
         # the receiver's expression (none for a bound method called by another name: ``f = x.add_``)
@@ -297,7 +306,7 @@ class TorchModel:
             detach = name in api.DETACHES  # the same memory, without the graph
             why = frozenset({("detach", node)}) if detach else frozenset()
             # (``x.new_zeros(n)``: memory of its own, which later in-place writes change)
-            return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else (node, self.frame.ctx)),
+            return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else self.fresh_storage(node, st)),
                                api.SHAPE_METHODS.get(name),
                                [(t, recv)] + list(args), kwargs, st)
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
