@@ -249,3 +249,11 @@ def test_every_fix_is_device_agnostic():
                 assert after <= before, (path.name, finding.code, fix.kind, sorted(after - before))
                 kinds[fix.kind] += 1
     assert {"detach_cpu", "detach_elements", "detach", "no_grad", "insert_after", "keep_tensors"} <= set(kinds), kinds
+
+
+def test_no_reentrant_sets_the_keyword_false_whether_given_or_not():
+    src = "h = checkpoint(block, x)\nh = checkpoint(block, x, use_reentrant=flag)\n"
+    fix = Fix("no_reentrant", "t", (("call", at(src, "checkpoint(block, x)", 1)),))
+    assert fixed(src, fix).splitlines()[0] == "h = checkpoint(block, x, use_reentrant=False)"
+    fix = Fix("no_reentrant", "t", (("call", at(src, "checkpoint(block, x, use_reentrant=flag)", 2)),))
+    assert fixed(src, fix).splitlines()[1] == "h = checkpoint(block, x, use_reentrant=False)"

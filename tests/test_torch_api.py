@@ -1156,8 +1156,28 @@ def test_receiver_only_methods_take_their_graph_from_the_receiver(name):
     assert api.VIEW_METHODS <= api.RECEIVER_ONLY_METHODS
 
 
+@pytest.mark.parametrize("name", sorted(api.CHECKPOINTS))
+def test_checkpoint_calls_its_function_and_reentrant_needs_a_tensor_input_that_requires_grad(name):
+    fn = resolve(name)
+    params = inspect.signature(fn).parameters
+    taken = {p for p, v in params.items() if v.kind is inspect.Parameter.KEYWORD_ONLY}
+    assert api.CHECKPOINT_REENTRANT in taken and taken <= api.CHECKPOINTS[name]
+    seen = {}
+
+    def block(x, scale=1.0):
+        seen["scale"] = scale
+        return lin(x) * scale
+
+    lin = torch.nn.Linear(3, 3)
+    x = torch.randn(2, 3)
+    assert fn(block, x, scale=2.0, use_reentrant=False).requires_grad and seen["scale"] == 2.0
+    assert not fn(block, x, use_reentrant=True).requires_grad
+    assert not fn(block, x).requires_grad  # reentrant is the default
+    assert fn(block, x.requires_grad_(), use_reentrant=True).requires_grad
+
+
 # Every table in torch_api.py is checked by a test above; a new table needs one too.
-VERIFIED_TABLES = {"RECEIVER_ONLY_METHODS", "IS_TENSOR", "MODULE_ADDERS", "MODULE_MODE_METHODS", "TRAINING_ATTRIBUTE", "IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE", 
+VERIFIED_TABLES = {"CHECKPOINTS", "CHECKPOINT_REENTRANT", "RECEIVER_ONLY_METHODS", "IS_TENSOR", "MODULE_ADDERS", "MODULE_MODE_METHODS", "TRAINING_ATTRIBUTE", "IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE", 
     "TO_NUMPY_METHODS", "NUMPY_CONVERTERS", "GRAD_ATTRIBUTE", "RETAIN_GRAD",
     "FACTORIES", "COPY_CONSTRUCTORS", "PARAMETERS", "FUNCTIONS", "TENSOR_METHODS",
     "TENSOR_ATTRIBUTE_VIEWS", "OPERATORS", "SUBSCRIPT_SAVES", "SEVER_METHODS", "SEVER_ATTRIBUTES",

@@ -209,8 +209,8 @@ def _replace(src: _Source, span, text: str) -> Edit:
 
 # --- the fix kinds ------------------------------------------------------------------------
 
-def _keyword_true(keyword: str):
-    """``keyword=True`` on the finding's call(s): set if given, added otherwise."""
+def _keyword_true(keyword: str, value: str = "True"):
+    """``keyword=True`` (or ``value``) on the finding's call(s): set if given, added otherwise."""
     def make(srcs, fix: Fix) -> list[Edit]:
         edits = []
         for key, loc in fix.targets:
@@ -221,16 +221,16 @@ def _keyword_true(keyword: str):
             existing = [a for a in call.args if a.keyword and a.keyword.value == keyword]
             spread = [a for a in call.args if a.star == "**"]
             if existing:
-                edits.append(_replace(src, region.span(existing[0].value), "True"))
+                edits.append(_replace(src, region.span(existing[0].value), value))
             elif spread:  # ``**kwargs`` may hold it too: a second value would be a TypeError
                 start, end = region.span(spread[-1].value)
-                edits.append(_insert(src, end, f', "{keyword}": True}}'))
+                edits.append(_insert(src, end, f', "{keyword}": {value}}}'))
                 edits.append(_insert(src, start, "{**"))
             elif call.args:
-                edits.append(_insert(src, region.span(call.args[-1].value)[1], f", {keyword}=True"))
+                edits.append(_insert(src, region.span(call.args[-1].value)[1], f", {keyword}={value}"))
             else:
                 end_line, end_col = region.span(call)[1]
-                edits.append(_insert(src, (end_line, end_col - 1), f"{keyword}=True"))  # before ")"
+                edits.append(_insert(src, (end_line, end_col - 1), f"{keyword}={value}"))  # before ")"
         if not edits:
             raise FixError(f"{keyword} fix without call targets")
         return edits
@@ -602,6 +602,7 @@ def _ones_like(keyword: str):
 
 _KINDS = {
     "retain_graph": _keyword_true("retain_graph"), "create_graph": _keyword_true("create_graph"),
+    "no_reentrant": _keyword_true("use_reentrant", "False"),
     "drop_retain_graph": _drop_keyword("retain_graph"), "drop_inplace": _drop_keyword("inplace"),
     "out_of_place": _out_of_place,
     "detach": _appended("detach"), "clone": _appended("clone"), "detach_cpu": _appended("detach", "cpu"), "drop_detach": _drop_detach,

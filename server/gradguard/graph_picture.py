@@ -20,7 +20,7 @@ from .findings import BackwardFact, Finding, GraphStep, Location, TensorFact
 Texter = Callable[[Location], Optional[str]]  # a Location -> its source text (one line), if known
 _ORIGIN_RE = re.compile(r"^(.*) \(line (\d+)\)$")
 #: related places that are events after the graph was built (their key -> the node's role)
-EVENT_ROLES = {"freed": "free", "modified": "modify", "grad_off": "cut_off", "detached": "cut_off",
+EVENT_ROLES = {"freed": "free", "modified": "modify", "grad_off": "cut_off", "detached": "cut_off", "reentrant": "cut_off",
                "rebuilt": "cut_off", "no_create_graph": "cut_off"}
 #: related places drawn in the chain of values; any other is an event ("place": as its message says)
 CHAIN_KEYS = ("built", "origin_tensor", "origin_params", "saved")

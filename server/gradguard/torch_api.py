@@ -271,6 +271,13 @@ def is_in_place_method(name: str) -> bool:
 # like t, without t's graph; copy.deepcopy(non-leaf) raises "Only Tensors created explicitly by
 # the user (graph leaves) support the deepcopy protocol".)
 COPIES = frozenset({"copy.deepcopy"})
+# Activation checkpointing: ``checkpoint(fn, *args, **kwargs)`` calls ``fn(*args, **kwargs)``
+# without the keywords it takes itself. Reentrant (``use_reentrant=True``, and the default when
+# it is not given), it runs ``fn`` under no_grad and records a backward only when a tensor
+# argument requires grad: the parameters inside ``fn`` do not count.
+CHECKPOINTS = {"torch.utils.checkpoint.checkpoint": frozenset({"use_reentrant", "context_fn", "determinism_check",
+                                                               "debug", "early_stop", "preserve_rng_state"})}
+CHECKPOINT_REENTRANT = "use_reentrant"
 # ``torch.is_tensor(x)``: whether x is a tensor (``isinstance(x, torch.Tensor)``)
 IS_TENSOR = "torch.is_tensor"
 

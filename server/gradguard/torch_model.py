@@ -96,6 +96,8 @@ class TorchModel:
         if qual in _ITERATES_ITEMS and args:
             kind = "cycle" if qual in _CYCLES else "chain"
             return Iter(wrap=(kind, tuple(v for v, _ in args[:_ITERATES_ITEMS[qual]])))
+        if qual in api.CHECKPOINTS and args:
+            return self.checkpointed(qual, args, kwargs, node, st)
         if qual == api.IS_TENSOR and len(args) == 1:  # known for a tensor and for a Python value
             kind = type(args[0][0])
             return Const(True) if kind is Tensor else Const(False) if kind in (Const, Number, Tup, Box) else UNKNOWN
@@ -278,6 +280,21 @@ class TorchModel:
             return Tensor(NEVER, why=why, storage=self.fresh_storage(node, st))
         root = self.new_root(node, "tensor", st)
         return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}), storage=root)
+
+    def checkpointed(self, qual, args, kwargs, node, st: State) -> Val:
+        """``torch.utils.checkpoint.checkpoint(fn, *args)``: ``fn(*args)``, whose result, when
+        reentrant, requires grad only if a tensor argument does."""
+        given = {k: v for k, v in kwargs.items() if k not in api.CHECKPOINTS[qual]}
+        out = self.call(args[0][0], list(args[1:]), given, node, st)
+        reentrant = truth(kwargs[api.CHECKPOINT_REENTRANT][0]) if api.CHECKPOINT_REENTRANT in kwargs else True
+        if reentrant is False or type(out) is not Tensor:
+            return out
+        inputs = [t.grad for v, _ in args[1:] for t in tensors_in(v)]
+        if any(g == YES for g in inputs):
+            return out
+        if reentrant is True and all(g == NEVER for g in inputs) and all(type(v) in (Tensor, Const) for v, _ in args[1:]):
+            return Tensor(NEVER, exact=out.exact, why=frozenset({("reentrant", node)}), storage=out.storage)
+        return Tensor(MAYBE, False, out.segs, out.roots, out.via, False, out.segs)  # may have no graph
 
     def fresh_storage(self, node, st: State):
         """The memory of a tensor made now at ``node``: what an in-place update wrote into the

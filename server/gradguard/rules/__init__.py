@@ -164,6 +164,8 @@ RELATED: dict[str, dict[str, str]] = {
                       "zh-cn": "`{name}` 的参数在此处创建"},
     "freed": {"en": "the graph was freed here by {call}{when}",
               "zh-cn": "计算图在此处被 {call} 释放{when_zh}"},
+    "reentrant": {"en": "a reentrant checkpoint runs its function without recording here (`{what}`)",
+                  "zh-cn": "可重入的检查点在此处运行其函数时不记录计算图（`{what}`）"},
     "grad_off": {"en": "grad recording is turned off here (`{what}`)",
                  "zh-cn": "此处关闭了梯度记录（`{what}`）"},
     "detached": {"en": "the graph is cut here (`{what}`)", "zh-cn": "计算图在此处被切断（`{what}`）"},

@@ -17,8 +17,11 @@ from ..values import NEVER, Const, Root
 from . import FixIntent, Report, Rule, short
 
 # the reasons a tensor does not require grad, most telling first
-_ORDER = ("grad_off", "no_create_graph", "rebuilt", "detach")
+_ORDER = ("reentrant", "grad_off", "no_create_graph", "rebuilt", "detach")
 _WHY = {
+    "reentrant": ("it comes out of a reentrant checkpoint{at}, which records a backward only when a tensor "
+                  "argument requires grad (the parameters inside do not count)",
+                  "它来自可重入的检查点{at_zh}：只有当某个张量参数需要梯度时才会记录反向（其中的参数不算）"),
     "grad_off": ("it was computed with grad recording off{at}",
                  "它是在关闭梯度记录时计算的{at_zh}"),
     "no_create_graph": ("it is computed from gradients `autograd.grad` returned without "
@@ -28,7 +31,7 @@ _WHY = {
     "detach": ("everything it is computed from is detached{at}", "它所依赖的张量都已被 detach{at_zh}"),
     None: ("nothing it is computed from requires grad", "它所依赖的张量都不需要梯度"),
 }
-_RELATED = {"grad_off": "grad_off", "no_create_graph": "no_create_graph", "rebuilt": "rebuilt",
+_RELATED = {"reentrant": "reentrant", "grad_off": "grad_off", "no_create_graph": "no_create_graph", "rebuilt": "rebuilt",
             "detach": "detached"}
 
 
@@ -170,6 +173,9 @@ def _loop_name(tree) -> str:
 def _fixes(kind, sites) -> tuple:
     if not sites:
         return ()
+    if kind == "reentrant":
+        return (FixIntent("no_reentrant", "Checkpoint with `use_reentrant=False`: the backward starts from the "
+                          "parameters inside too", (("call", sites[0]),), preferred=True),)
     if kind == "grad_off":
         return (FixIntent("enable_grad", f"Record the graph: `{short(sites[0])}` -> `torch.enable_grad()`",
                           (("expr", sites[0]),), preferred=True),)
