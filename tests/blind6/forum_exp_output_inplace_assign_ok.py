@@ -1,8 +1,8 @@
 # Source: https://discuss.pytorch.org/t/when-inplace-operation-are-allowed-and-when-not/169583/3
 """The fix (the thread states the rule and gives none): a saved output that must change is edited
-in a copy. The value 666 goes
-into `uexp.clone()`, so ExpBackward's saved output keeps its version and the second backward
-(through the retained graph) works; u, which exp did not save, is still written in place."""
+in a copy. The value 666 goes into `uexp.clone()`, so ExpBackward's saved output keeps its version
+and the second backward (through the retained graph) works; u, which exp did not save, is still
+written in place."""
 import torch
 
 print(torch.__version__)
