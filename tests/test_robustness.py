@@ -248,6 +248,39 @@ def test_syntax_error_reported_and_run_continues(buggy, tmp_path):
     assert proc.returncode in (1, 2), proc.returncode
 
 
+def test_syntax_error_in_a_body_an_earlier_file_imported_is_reported(tmp_path):
+    # train.py (checked first) calls utils.train_epoch, whose body does not parse (``async`` is a
+    # keyword since 3.7): the import met the error first, and utils.py's own check must too
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+        import torch
+        import utils
+
+        model = torch.nn.Linear(4, 2)
+        for epoch in range(2):
+            utils.train_epoch([(torch.randn(3, 4), torch.randint(0, 2, (3,)))], model)
+        """), encoding="utf-8")
+    (tmp_path / "utils.py").write_text(textwrap.dedent("""\
+        import torch
+
+
+        def train_epoch(loader, model):
+            loss_sum = 0.0  # (a first statement that parses: the body is left to parse later)
+            for input, target in loader:
+                input = input.cuda(async=True)
+                loss = torch.nn.functional.cross_entropy(model(input), target)
+                loss.backward()
+
+
+        def evaluate(loader, model):
+            return [model(x) for x, _ in loader]
+        """), encoding="utf-8")
+    for jobs in ("1", "2"):
+        proc = run_check("--no-cache", "--jobs", jobs, ".", cwd=tmp_path)
+        assert_no_traceback(proc)
+        assert re.search(r"utils\.py\D+7\b.*syntax", proc.stderr), proc.stderr
+        assert proc.returncode == 2, (proc.stdout, proc.stderr)
+
+
 def test_syntax_error_alone_is_not_success(tmp_path):
     (tmp_path / "broken.py").write_text("loss.backward()\nx = (1,\n", encoding="utf-8")
     proc = run_check("broken.py", cwd=tmp_path)

@@ -51,19 +51,28 @@ class LazyBody(list):
     """A function's body not parsed yet. Any read parses it (:meth:`force`), fills this list
     with it and puts a plain list of the same statements on the function."""
 
-    __slots__ = ("_lazy",)
+    __slots__ = ("_lazy", "_error")
 
     def __init__(self, lazy: "_Lazy"):
         super().__init__()
         self._lazy = lazy
+        self._error = None
 
     def force(self) -> None:
         """Parse the body now: this list and the function's ``body`` then hold it. Raises
-        :class:`SourceError` if the text does not parse (the body stays empty)."""
+        :class:`SourceError` if the text does not parse (the body stays empty), and again at
+        every later call: the tree outlives the first reader (a module imported, then checked
+        itself), and each must learn why."""
         lazy = self._lazy
         if lazy is not None:
             self._lazy = None
-            list.extend(self, lazy.parse())
+            try:
+                list.extend(self, lazy.parse())
+            except SourceError as exc:
+                self._error = exc
+                raise
+        elif self._error is not None:
+            raise self._error
 
 
 def _forcing(name: str):
@@ -144,11 +153,9 @@ class _Skeleton:
     def whole_def(self, lineno: int, indent: int):
         global mismatches
         if self._whole is None:
-            self._whole = {}
-            tree = parse(self.text, self.path)  # a syntax error in a body: SourceError
-            for stmt in _statements(tree.body):
-                if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef):
-                    self._whole[stmt.lineno] = stmt
+            tree = parse(self.text, self.path)  # a syntax error in a body: SourceError, each time
+            self._whole = {stmt.lineno: stmt for stmt in _statements(tree.body)
+                           if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef)}
         found = self._whole.get(lineno)
         if found is None:
             raise SourceError(f"{self.path}:{lineno}: cannot read this function apart from its file")

@@ -401,6 +401,7 @@ FACTORY_SHAPES = {
     **{f"torch.{n}": "legacy" for n in ("Tensor", "FloatTensor", "DoubleTensor", "HalfTensor",
                                         "BFloat16Tensor", "LongTensor", "IntTensor")},
     "torch.nn.Parameter": "like", "torch.nn.parameter.Parameter": "like",
+    "torch.autograd.Variable": "like",  # the legacy wrapper: its argument's data, same shape
 }
 # Loss functions: with reduction "mean" (the default) or "sum" one element; with "none" one
 # value per element (elementwise: the broadcast of input and target) or per sample (class: the

@@ -160,7 +160,7 @@ class TorchModel:
         if qual in api.PARAMETERS:
             return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, True), st),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
-        if qual in api.DATA_CONVERTERS and args and (_numbers(_literal(args[0][1])) or all(
+        if qual in api.DATA_CONVERTERS and args and (_numbers(_data(*args[0], st)) or all(
                 type(v) is Const and type(v.value) is int for v, _ in args)) and not kwargs.keys() - {"dtype"}:
             # ``torch.Tensor([1, 3])``, ``torch.as_tensor([[0.5]])``, ``torch.Tensor(2, 3)``: a new
             # leaf of numbers (of that shape), without grad
@@ -492,9 +492,9 @@ class TorchModel:
         if kind is None or type(out) is not Tensor:
             return out
         if kind == "legacy":
-            kind = "literal" if args and isinstance(args[0][1], (ast.List, ast.Tuple)) else "sizes"
+            kind = "literal" if args and type(_data(*args[0], st)) is list else "sizes"
         if kind == "literal":
-            out.shape = shapes.literal(_literal(args[0][1])) if args else None
+            out.shape = shapes.literal(_data(*args[0], st)) if args else None
         else:
             out.shape = rule(kind, _shape_args(args, st), _shape_kwargs(kwargs, st))
         return out
@@ -506,6 +506,8 @@ def _kw_truth(kwargs, name, default):
     return truth(kwargs[name][0])
 
 _DICT_CLASSES = frozenset({"collections.OrderedDict", "typing.OrderedDict"})
+
+MAX_DATA_DEPTH = 8  # nested lists a tensor's data is followed into
 
 _PARTIALS = frozenset({"functools.partial"})
 
@@ -595,6 +597,25 @@ def _literal(node):
     if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
         return [_literal(e) for e in node.elts]
     return None
+
+def _data(v: Val, node, st: State, depth: int = 0):
+    """The numbers a tensor is made from: a literal as written (``_literal``), or a list or tuple
+    whose items the analysis knows (``values`` bound to ``[1, 2, 3]`` by the caller), a number
+    whose value is not known standing as 0. None for anything else."""
+    data = _literal(node) if node is not None else None
+    if _numbers(data) or depth > MAX_DATA_DEPTH:
+        return data
+    tv = type(v)
+    if tv is Const:
+        return v.value if type(v.value) in (int, float, bool) else data
+    if tv is Number:
+        return 0
+    items = v.items if tv is Tup else None
+    if tv is Box:
+        known = st.heap.get((v.oid, "items"))
+        items = known.items if type(known) is Tup else None
+    return data if items is None else [_data(x, None, st, depth + 1) for x in items]
+
 
 def _numbers(data) -> bool:
     """Literal data (``_literal``) made of numbers only, at any depth."""
