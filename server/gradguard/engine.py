@@ -449,8 +449,8 @@ class Engine(TorchModel, Autograd):
         if type(v) is Box:
             known = st.heap.get((v.oid, "items"))
             items = known.items if type(known) is Tup else None  # (lists of two lengths join to unknown)
-        if items and len(items) <= 8 and all(type(i) is Const for i in items):
-            return items
+        if items and len(items) <= 8 and all(_constant_data(i, st) for i in items):
+            return items  # ``for c in (16, 32)``, ``for i, per_stage in enumerate([[16, 16], [32, 32]])``
         if items and len(items) <= MAX_UNROLLED and all(_module_item(i) for i in items):
             return items  # ``for m in model.modules()``: each module as it is
         if type(v) is Tup and len(items) <= MAX_UNROLLED:
@@ -992,12 +992,16 @@ class Engine(TorchModel, Autograd):
     def e_Compare(self, node, st):
         left = self.ev(node.left, st)
         rights = [self.ev(c, st) for c in node.comparators]
-        if len(rights) == 1 and type(left) is Const and type(rights[0]) is Const:
-            op, a, b = type(node.ops[0]), left.value, rights[0].value
-            folds = {ast.Eq: lambda: a == b, ast.NotEq: lambda: a != b,
-                     ast.Is: lambda: a is b, ast.IsNot: lambda: a is not b}
-            if op in folds:
-                return Const(folds[op]())
+        if type(left) is Const and all(type(r) is Const for r in rights):
+            # ``stride == 2``, ``in_channels > out_channels``, ``0 < p <= 1``: what a branch
+            # taken at construction (``self.resize_identity``) depends on
+            folded = _fold_compare(node.ops, [left.value] + [r.value for r in rights])
+            if folded is not None:
+                return Const(folded)
+        if len(rights) == 1 and type(left) is Const and type(rights[0]) is Tup \
+                and type(node.ops[0]) in (ast.In, ast.NotIn) and all(type(x) is Const for x in rights[0].items):
+            found = any(_same_const(left.value, x.value) for x in rights[0].items)  # ``mode in ("a", "b")``
+            return Const(found == (type(node.ops[0]) is ast.In))
         if len(rights) == 1 and {type(left), type(rights[0])} == {After, Const} \
                 and type(node.ops[0]) in (ast.Eq, ast.NotEq):
             counter, const = (left, rights[0]) if type(left) is After else (rights[0], left)
@@ -1348,7 +1352,7 @@ class Engine(TorchModel, Autograd):
             if name == api.GRAD_ATTRIBUTE:
                 # (read back through a container or a loop, its segments may be aged copies)
                 retained = any(("retained", s) in st.heap or ("retained", s.current) in st.heap for s in recv.segs)
-                self.emit("read_grad", node, st, (recv,), target=node.value, detail="retained" if retained else "")
+                self.emit("read_grad", node, st, (recv,), target=_receiver(node), detail="retained" if retained else "")
                 if not (recv.leaf or retained) and recv.grad == YES and recv.exact and recv.roots:
                     return UNFILLED_GRAD  # a backward never fills it
             if name in api.DETACHED_ATTRIBUTES:
@@ -1360,9 +1364,9 @@ class Engine(TorchModel, Autograd):
                 # (``.to(dtype=x.dtype)`` must not make its result "maybe" require grad)
                 return NUMBER if name in api.NUMBER_ATTRIBUTES or name in api.PLAIN_ATTRIBUTES else UNKNOWN
             if name in api.TENSOR_ATTRIBUTE_VIEWS:
-                return self.shaped(self.op(node, [(recv, node.value)], api.TENSOR_ATTRIBUTE_VIEWS[name], st,
+                return self.shaped(self.op(node, [(recv, _receiver(node))], api.TENSOR_ATTRIBUTE_VIEWS[name], st,
                                            storage=recv.storage if name in api.VIEW_ATTRIBUTES else None),
-                                   api.SHAPE_ATTRIBUTES.get(name), [(recv, node.value)], {}, st)
+                                   api.SHAPE_ATTRIBUTES.get(name), [(recv, _receiver(node))], {}, st)
             if name in api.RESULT_FIELDS:
                 return recv if api.RESULT_FIELDS[name] else Tensor(NEVER, exact=recv.exact)
             return Bound(recv, name)
@@ -2105,6 +2109,32 @@ _EXPRESSIONS = {getattr(ast, name[2:]): fn for name, fn in vars(Engine).items()
 
 
 # --------------------------------------------------------------------- helpers
+_COMPARED = (int, float, str, bool, type(None))
+_COMPARISONS = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Is: lambda a, b: a is b,
+                ast.IsNot: lambda a, b: a is not b, ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+                ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
+
+
+def _fold_compare(ops, values) -> Optional[bool]:
+    """A chain of comparisons of constants, as Python evaluates it; None where Python would
+    raise (``1 < "a"``) or the values are not plain constants."""
+    if not all(type(v) in _COMPARED for v in values):
+        return None
+    for op, a, b in zip(ops, values, values[1:]):
+        compare = _COMPARISONS.get(type(op))
+        if compare is None:
+            return None
+        try:
+            if not compare(a, b):
+                return False
+        except TypeError:
+            return None
+    return True
+
+
+def _same_const(a, b) -> bool:
+    return type(a) in _COMPARED and type(b) in _COMPARED and a == b
+
 def _as_load(target):
     if isinstance(target, ast.Name):
         return ast.Name(target.id, ast.Load(), lineno=target.lineno, col_offset=target.col_offset)
@@ -2151,6 +2181,26 @@ DATACLASS_CLASSVAR = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
 
 def _opaque(dotted: str) -> bool:
     return dotted.split(".", 1)[0] in api.OPAQUE_PACKAGES
+
+
+def _receiver(node):
+    """The expression an attribute is read from: ``x`` of ``x.grad`` and of ``getattr(x, "grad")``."""
+    if type(node) is ast.Call:
+        return node.args[0] if node.args else node
+    return node.value
+
+
+def _constant_data(v: Val, st: State, depth: int = 0) -> bool:
+    """A constant, or a tuple or list of them (a model's table of stage widths), known item by
+    item: a loop over a few of them unrolls, so that each one's numbers reach the code."""
+    if type(v) is Const:
+        return True
+    if depth >= 2:
+        return False
+    if type(v) is Box:
+        known = st.heap.get((v.oid, "items"))
+        v = known if type(known) is Tup else None
+    return type(v) is Tup and len(v.items) <= MAX_UNROLLED and all(_constant_data(x, st, depth + 1) for x in v.items)
 
 
 def _module_item(v: Val) -> bool:
