@@ -1195,6 +1195,7 @@ VERIFIED_TABLES = {"CHECKPOINTS", "CHECKPOINT_REENTRANT", "RECEIVER_ONLY_METHODS
     "LOSS_SHAPES", "MODULE_SHAPES",
     # tests/test_saved.py
     "KEEPS_FUNCTIONS", "KEEPS_METHODS", "KEEPS_OPERATORS", "KEEPS_MODULES", "IN_PLACE_MODULES",
+    "IN_PLACE_FUNCTIONS",
     "ACCUMULATING_OPERATORS",
     # tests/test_torch_table.py
     "VIEW_METHODS", "VIEW_FUNCTIONS", "VIEW_ATTRIBUTES", "VIEW_SUBSCRIPTS", "SPLIT_OUTPUTS",
@@ -1309,6 +1310,35 @@ def test_in_place_attribute_switches_a_built_layer(name):
         before = x._version
         layer(x)
         assert (x._version > before) == flag
+
+
+@pytest.mark.parametrize("name", sorted(api.IN_PLACE_FUNCTIONS))
+def test_in_place_function_writes_its_first_argument(name):
+    """``F.relu(x, inplace=True)`` writes into x (its version moves, the result is x's data), and
+    only then: not with ``inplace=False``, nor (where it has them) ``training=False`` or ``p=0``;
+    the table's positions are the signature's, its training default torch's."""
+    import inspect
+
+    from gradguard.torchdata import generate
+
+    fn = resolve(name)
+    inplace, training, training_default, p = api.IN_PLACE_FUNCTIONS[name]
+    params = list(inspect.signature(fn).parameters.values())
+    names = [q.name for q in params]
+    assert names[inplace] == "inplace"
+    assert training is None or (names[training] == "training" and params[training].default == training_default)
+    assert p is None or names[p] == "p"
+
+    def writes(**flags) -> bool:  # on the generator's recipe (inputs of the rank it wants)
+        return generate.writes_first(name, generate.with_arguments(fn, names, flags))
+
+    on = {"inplace": True, **({"training": True} if training is not None else {}), **({"p": 0.3} if p is not None else {})}
+    assert writes(**on)
+    assert not writes(**{**on, "inplace": False})
+    if training is not None:
+        assert not writes(**{**on, "training": False})
+    if p is not None:
+        assert not writes(**{**on, "p": 0.0})
 
 
 def test_module_load_state_writes_parameters_in_place():

@@ -477,6 +477,11 @@ VIEW_SUBSCRIPTS = frozenset(kind for kind, e in _generated["subscripts"].items()
 # Modules that, built with this flag (keyword, position) true, write their output into their input.
 IN_PLACE_MODULES = {name: tuple(e["inplace_flag"]) for name, e in _generated["modules"].items()
                     if e["inplace_flag"]}
+# Functions that, called with ``inplace=True``, write their result into their first argument
+# (``F.relu(x, inplace=True)``): (inplace position, training position or None, training's
+# default, position of a ``p`` whose 0 writes nothing or None).
+IN_PLACE_FUNCTIONS = {name: tuple(e["inplace_flag"]) for name, e in _generated["functions"].items()
+                      if e["inplace_flag"]}
 _not_writing = frozenset(_generated["not_writing"])
 del _generated  # read once, at import; lookups are the dicts above
 

@@ -173,6 +173,10 @@ class TorchModel:
         if qual in api.FUNCTIONS:
             base = api.VIEW_FUNCTIONS.get(qual)
             viewed = args[base][0] if base is not None and len(args) > base else None
+            if _writes_in_place(qual, args, kwargs):  # ``F.relu(x, inplace=True)``: its result is x
+                viewed = args[0][0]
+                self.modified(viewed.storage, node, st, args[0][1], maker=(node, self.frame.module.path),
+                              written=viewed)
             out = self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st,
                           keeps=api.KEEPS_FUNCTIONS.get(qual),
                           storage=viewed.storage if type(viewed) is Tensor else None)
@@ -532,6 +536,28 @@ def _field_names(node) -> tuple | None:
 _ITERATES_ITEMS = {"itertools.cycle": 1, "itertools.islice": 1, "itertools.chain": None}
 _CYCLES = frozenset({"itertools.cycle"})
 _REPEATS = frozenset({"itertools.repeat"})
+
+def _writes_in_place(qual: str, args, kwargs) -> bool:
+    """A function of ``IN_PLACE_FUNCTIONS`` called so that it surely writes into its first
+    argument: ``inplace`` true, ``training`` true where it has one, ``p`` not 0."""
+    spec = api.IN_PLACE_FUNCTIONS.get(qual)
+    if spec is None or not args or type(args[0][0]) is not Tensor:
+        return False
+    inplace, training, training_default, p = spec
+
+    def given(pos: int, name: str, default):
+        value = args[pos][0] if len(args) > pos else kwargs[name][0] if name in kwargs else default
+        return value.value if type(value) is Const else (value if value is None or type(value) is bool else UNKNOWN)
+
+    if given(inplace, "inplace", False) is not True:
+        return False
+    if training is not None and given(training, "training", training_default) is not True:
+        return False
+    if p is not None:
+        rate = given(p, "p", None)
+        return rate is None or (type(rate) in (int, float) and rate != 0)
+    return True
+
 
 def in_place_key(layer: Layer) -> tuple:
     """The heap entry of a layer's ``inplace`` flag set after it was built: its construction's

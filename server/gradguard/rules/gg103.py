@@ -34,8 +34,10 @@ def on_modified_saved(ev) -> Report | None:
     exact = all(t.exact for t in ev.tensors)
     fixes = _fixes(modified, stmt, expr, ev, others, written)
     if layer is not None and any(k.arg == "inplace" for k in layer.keywords):
-        # the layer built with inplace=True: built without it, it writes a copy
-        fixes = (FixIntent("drop_inplace", f"Build `{short(layer.func)}` without `inplace=True`", (("call", layer),),
+        # the layer built with inplace=True (or the function called with it): without it, it
+        # writes a copy
+        verb = "Call" if layer is modified else "Build"
+        fixes = (FixIntent("drop_inplace", f"{verb} `{short(layer.func)}` without `inplace=True`", (("call", layer),),
                            preferred=True),) + tuple(replace(f, preferred=False) for f in fixes)
     return Report("GG103", ev.node, args, exact, fixes, related=related)
 

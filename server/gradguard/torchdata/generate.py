@@ -953,12 +953,64 @@ def _in_place_flag(cls):
     return None
 
 
+def with_arguments(fn, names: list, values: dict):
+    """``fn`` with these arguments (by name), however its recipe passes the others."""
+    def call(*args, **kwargs):
+        args = list(args)
+        for key, value in values.items():
+            if names.index(key) < len(args):
+                args[names.index(key)] = value
+            else:
+                kwargs[key] = value
+        return fn(*args, **kwargs)
+    return call
+
+
+def writes_first(name: str, fn) -> bool:
+    """Whether ``fn`` run on the recipe of function ``name`` writes into its first operand (its
+    version moves) and returns it."""
+    g = Inputs()
+    out = FUNCTIONS[name](fn, g)
+    return g.made[0]._version > 0 and isinstance(out, torch.Tensor) and out.data_ptr() == g.made[0].data_ptr()
+
+
+def _in_place_argument(name: str, fn):
+    """``[inplace, training, training_default, p]`` for a function that, given ``inplace=True``,
+    writes its result into its first argument (``F.relu(x, inplace=True)``): the positions of
+    its ``inplace`` parameter and of the ``training`` one its write also needs (dropouts write
+    only when training; None where there is none), that one's default, and the position of a
+    ``p`` whose 0 leaves the input alone (a dropout of nothing; else None)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature (F.gelu): no such parameter
+        return None
+    names = [p.name for p in params]
+    if "inplace" not in names:
+        return None
+    flags = {"inplace": True, **({"training": True} if "training" in names else {})}
+
+    def given(**values):
+        return with_arguments(fn, names, values)
+
+    if not writes_first(name, given(**flags)):
+        return None
+    training = None
+    if "training" in names:  # (dropout1d/dropout3d write whether training or not)
+        training = None if writes_first(name, given(**{**flags, "training": False})) else names.index("training")
+    p = None
+    if "p" in names:
+        p = None if writes_first(name, given(**flags, p=0.0)) else names.index("p")
+    return [names.index("inplace"), training, None if training is None else params[training].default, p]
+
+
 def derive(section: str, name: str) -> dict:
     """The facts of one entry of ``api.json``: ``section`` is its table there."""
     if section == "functions":
         fn = resolve(name)
         forms = VARIANTS["functions"].get(name, ())
-        return probe(lambda g: FUNCTIONS[name](fn, g), variants=[lambda g, v=v: v(fn, g) for v in forms])
+        facts = probe(lambda g: FUNCTIONS[name](fn, g), variants=[lambda g, v=v: v(fn, g) for v in forms])
+        facts["inplace_flag"] = _in_place_argument(name, fn)
+        return facts
     if section == "methods":
         if METHODS[name] is None:
             return derive("methods", "to")
