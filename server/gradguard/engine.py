@@ -45,6 +45,7 @@ MAX_CALL_DEPTH = 12
 # A function may run inside itself this many times (``repackage_hidden`` recurses once into the
 # tuple it was given); deeper, its result is unknown.
 MAX_RECURSION = 3
+LAYER_BASE = "$layer"  # the heap slot of the torch layer a project's subclass of one is built on
 MAX_UNROLLED = 64  # loops over a model's known submodules unroll, up to this many
 MAX_UNROLLED_BLOCKS = 8  # loops over a ModuleList's blocks, up to this many (each runs a forward)
 MAX_SUBMODULE_DEPTH = 6
@@ -682,7 +683,8 @@ class Engine(TorchModel, Autograd):
 
     def s_ClassDef(self, node, st):
         bases = [self.ev(b, st) for b in node.bases]
-        is_module = any((type(b) is LibRef and (b.qual in api.MODULE_BASES or b.qual in api.MODULE_CONTAINERS))
+        is_module = any((type(b) is LibRef and (b.qual in api.MODULE_BASES or b.qual in api.MODULE_CONTAINERS
+                                                or b.qual in api.MODULES))
                         or (type(b) is Class and b.is_module) for b in bases)
         body_state = State({}, st.globals, st.heap, st.freed, st.grad, st.wfreed, st.owned)
         out = self.block(node.body, body_state) or body_state
@@ -1387,6 +1389,9 @@ class Engine(TorchModel, Autograd):
                 return Bound(recv, name, found)
             if found is not None:
                 return found
+            layer = st.heap.get((recv.oid, LAYER_BASE))
+            if type(layer) is Layer and name in api.MODULE_PARAMETER_ATTRIBUTES:
+                return self.attr(layer, name, st, node)  # the torch layer's ``self.weight``
             if recv.cls.is_module:
                 return Bound(recv, name)
             return UNKNOWN
@@ -1624,7 +1629,16 @@ class Engine(TorchModel, Autograd):
                         st, node, bound=True)
         elif generated:
             self.init_fields(obj, cls, args, kwargs, node, st)
+        elif _layer_base(cls) is not None:  # ``class WSConv2d(nn.Conv2d): ...`` without an __init__
+            self.build_layer_base(obj, _layer_base(cls), args, kwargs, node, st)
         return obj
+
+    def build_layer_base(self, obj: Obj, qual: str, args, kwargs, node, st: State) -> None:
+        """The torch layer a project's subclass of it (``class Conv2d(nn.Conv2d)``) is built on,
+        kept on the instance: its parameters (``self.weight``) and its forward are that layer's."""
+        layer = self.torch_call(qual, args, kwargs, node, st)
+        if type(layer) is Layer:
+            st.own_heap()[(obj.oid, LAYER_BASE)] = layer
 
     def dataclass_fields(self, node: ast.ClassDef, bases: list, st: State) -> tuple:
         """The fields of a dataclass, its dataclass bases' first: the annotated names of its
@@ -1773,6 +1787,13 @@ class Engine(TorchModel, Autograd):
             return self.tensor_method(recv, name, args, kwargs, node, st)
         if t is Super and name == "__call__" and type(recv.obj) is Obj and recv.obj.cls.is_module:
             return self.module_call(recv.obj, args, kwargs, node, st)  # nn.Module's, from an override
+        if t is Super and type(recv.obj) is Obj and _layer_base(recv.cls) is not None:
+            if name == "__init__":  # ``super().__init__(in_channels, out_channels, 3)``
+                self.build_layer_base(recv.obj, _layer_base(recv.cls), args, kwargs, node, st)
+                return NONE
+            layer = st.heap.get((recv.obj.oid, LAYER_BASE))
+            if name == api.MODULE_FORWARD and type(layer) is Layer:  # ``super().forward(x)``
+                return self.call_layer(layer, args, node, st)
         if t is Layer or (t is Obj and recv.cls.is_module):
             if name in api.MODULE_PARAMETER_METHODS:
                 params = self.parameters(recv, st)
@@ -1893,6 +1914,9 @@ class Engine(TorchModel, Autograd):
             out = self.call_func(method, [module] + [a for a, _ in args],
                                  {k: v for k, (v, _) in kwargs.items()}, st, node, bound=True)
             return self.run_hooks(module, args, out, node, st)
+        layer = st.heap.get((module.oid, LAYER_BASE)) if method is None else None
+        if type(layer) is Layer:  # a subclass of a torch layer that keeps its forward
+            return self.run_hooks(module, args, self.call_layer(layer, args, node, st), node, st)
         if method is None and _sequential_class(module.cls):  # Sequential.forward: children in order
             kids = tuple(v for (oid, _), v in st.heap.items() if oid == module.oid and _module_item(v))
             return self.call_layer(Layer(next(iter(api.MODULE_CONTAINERS)), None, None, kids), args, node, st)
@@ -2462,6 +2486,19 @@ def _passed_on(box: Box, st: State) -> bool:
     """``box`` is a function's ``**kwargs`` as its call made it (keywords known, none changed)."""
     keys = st.heap.get((box.oid, "kwkeys"))
     return type(keys) is Tup and all((box.oid, ("k", key.value)) in st.heap for key in keys.items)
+
+
+def _layer_base(cls, depth: int = 0) -> Optional[str]:
+    """The torch layer (``torch_api.MODULES``) a project's class derives from, directly or
+    through its other bases: ``class Conv2d(nn.Conv2d)``."""
+    for b in cls.bases:
+        if type(b) is LibRef and b.qual in api.MODULES:
+            return b.qual
+        if type(b) is Class and depth < MAX_SUBMODULE_DEPTH:
+            found = _layer_base(b, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def _sequential_class(cls) -> bool:
