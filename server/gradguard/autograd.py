@@ -70,6 +70,11 @@ class Autograd:
                           storage=fresh)
         roots = frozenset().union(*(t.roots for t, _ in ts))
         seg = self.new_seg(site, saves, roots)
+        info = st.freed.get(seg) if self.frame.truncated else None
+        if info is not None and info.inplace is None:
+            # the op run again in a context already seen (calls nested deeper than the contexts
+            # kept tell two callers apart no more): a new graph, not the one a backward freed
+            del st.freed[seg]
         if not seg.direct and any(t.leaf and t.roots for t, _ in ts):
             seg.direct = True  # consumes a requires_grad leaf (a parameter) itself
         below = frozenset().union(*(t.segs for t, _ in ts))

@@ -33,7 +33,7 @@ from .autograd import Autograd
 from .invariants import settled_names, written_attributes
 from .skeleton import LazyBody
 from .sources import SourceError
-from .state import (GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, retarget,
+from .state import (GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, retarget, widened,
                     surely_not_empty)
 from .torch_model import TorchModel, in_place_key, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
@@ -95,10 +95,13 @@ BUILTINS = frozenset({
 
 
 class Frame:
-    __slots__ = ("func", "module", "ctx", "returns", "loops", "caller", "elements", "declared")
+    __slots__ = ("func", "module", "ctx", "returns", "loops", "caller", "elements", "declared", "truncated")
 
-    def __init__(self, func, module, ctx, caller=None):
+    def __init__(self, func, module, ctx, caller=None, truncated=False):
         self.func, self.module, self.ctx = func, module, ctx
+        # ``ctx`` lost its outermost calls (nested deeper than CONTEXT_DEPTH): calls from two
+        # places above may share it
+        self.truncated = truncated
         self.caller = caller  # (statement, path) of the call that made this frame
         self.returns: list = []
         self.loops: list = []
@@ -107,12 +110,13 @@ class Frame:
 
 
 class LoopCtx:
-    __slots__ = ("breaks", "continues", "node")
+    __slots__ = ("breaks", "continues", "node", "unrolled")
 
-    def __init__(self, node=None):
+    def __init__(self, node=None, unrolled=False):
         self.breaks: list = []
         self.continues: list = []
         self.node = node  # the loop statement
+        self.unrolled = unrolled  # one pass per known item, not a fixpoint
 
 
 class Engine(TorchModel, Autograd):
@@ -443,7 +447,7 @@ class Engine(TorchModel, Autograd):
             # ``for i, conv in enumerate(self.convs)``: each index with its element
             inner = self.known_items(v.wrap[1], st)
             return None if inner is None else [Tup((Const(v.wrap[2].value + i), x)) for i, x in enumerate(inner)]
-        if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) \
+        if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) and _counted(v) \
                 and 0 < len(v.children) <= MAX_UNROLLED_BLOCKS and all(_module_item(c) for c in v.children):
             return v.children  # a few blocks, each as it is (the first may differ from the rest)
         items = v.items if type(v) is Tup else None
@@ -460,7 +464,7 @@ class Engine(TorchModel, Autograd):
 
     def unrolled(self, st, node, items):
         """One pass per element, aging the graphs built in between, like a loop does."""
-        ctx = LoopCtx(node)
+        ctx = LoopCtx(node, unrolled=True)
         self.frame.loops.append(ctx)
         self.created.append(set())
         cur = st
@@ -528,10 +532,21 @@ class Engine(TorchModel, Autograd):
             snapshot = self.snapshot() if self.reporting else None
             new = join_states([head, self.age(iterate(head, False), key)])
             if new.same(head):
+                head = new  # (the same graphs; its counters and flags may be unknown now)
                 break
             if snapshot is not None:
                 self.restore(snapshot)
             head = new
+        if head is not None and forever and settled and forever(head):
+            # settled while counters still change: does the test hold once they are unknown?
+            wide = widened(first, head)
+            if wide is not None:
+                snapshot = self.snapshot() if self.reporting else None
+                again = self.age(iterate(wide, False), key)
+                if snapshot is not None:
+                    self.restore(snapshot)
+                if again is not None and not forever(again):
+                    head = join_states([head, again])
         created = self.created.pop()
         self.created[-1] |= created
         self.frame.loops.pop()
@@ -1265,7 +1280,7 @@ class Engine(TorchModel, Autograd):
                     return strong(elem, self.several)  # the loop reads them all
             elem = self._weak(st.heap.get((base.oid, "*"), UNKNOWN))
             return Optim(elem.qual, elem.params, True) if type(elem) is Optim else elem
-        if tb is Layer and base.children and type(index) is Const and isinstance(index.value, int) \
+        if tb is Layer and base.children and type(index) is Const and isinstance(index.value, int) and _counted(base) \
                 and -len(base.children) <= index.value < len(base.children):
             return base.children[index.value]  # nn.Sequential(...)[i]
         if tb is Layer and base.children and (base.qual in api.MODULE_HOLDERS or base.qual in api.MODULE_CONTAINERS) \
@@ -1531,7 +1546,11 @@ class Engine(TorchModel, Autograd):
                 return hit
             before = (dict(st.heap), dict(st.freed), dict(st.wfreed), len(self.segs), len(self.reports),
                       len(self.trained))
-        ctx = ((node,) + self.frame.ctx)[:CONTEXT_DEPTH]
+        outer = self.frame.ctx
+        # a container's layer is called in a context (its call, i) of its own already
+        # (``call_layer``): the call is not counted twice, so deep models keep their callers
+        full = outer if outer and type(outer[0]) is tuple and outer[0][0] is node else (node,) + outer
+        ctx = full[:CONTEXT_DEPTH]
         shared = fn.module is self.frame.module
         grad = st.grad if fn.grad_mode is None else fn.grad_mode
         locals_ = _bind_params(fn, args, kwargs, unknown_rest)
@@ -1541,7 +1560,8 @@ class Engine(TorchModel, Autograd):
             locals_ = {**fn.closure, **locals_}
         callee = State(locals_, st.globals if shared else fn.module.env, st.heap, st.freed, grad, st.wfreed,
                        st.owned if shared else st.owned | GLOBALS)
-        frame = Frame(fn, fn.module, ctx, (self.stmt, self.frame.module.path))
+        frame = Frame(fn, fn.module, ctx, (self.stmt, self.frame.module.path),
+                      self.frame.truncated or len(full) > CONTEXT_DEPTH)
         saved_frame, saved_stmt, saved_limit = self.frame, self.stmt, self.limit
         start, self.limit = self.executed, limit
         depth, reports = (len(self.frames), len(self.created)), dict(self.reports)
@@ -1951,18 +1971,27 @@ class Engine(TorchModel, Autograd):
             added = items.items if type(items) is Tup else (UNKNOWN,)  # how many, and which, unknown
         else:
             added = (added,)
-        grown = Layer(layer.qual, layer.spec, layer.root, layer.children + tuple(added), layer.config, layer.site)
+        spec = layer.spec if all(a is not UNKNOWN for a in added) else {**(layer.spec or {}), "summary": True}
+        grown = Layer(layer.qual, spec, layer.root, layer.children + tuple(added), layer.config, layer.site)
         retarget(st, layer, grown)
         return NONE if name in ("add_module", "register_module") else grown
 
     def container_method(self, box: Box, name, args, node, st) -> Val:
         key = (box.oid, "*")
         vals = [a for a, _ in args]
+        if name == "extend" and box.kind == "list" and len(vals) == 1 and type(vals[0]) in (Box, Tup):
+            self.extend_list(box, vals[0], st, node)
+            return NONE
+        items = st.heap.get((box.oid, "items"))
         if name not in ("get", "values", "items", "keys", "copy", "index", "count"):
             forget_items(st, box)
         if name in ("append", "add", "insert", "setdefault") and vals:
             value = vals[-1] if name != "setdefault" else (vals[1] if len(vals) > 1 else NONE)
             st.own_heap()[key] = join_elements(st.heap[key], value) if key in st.heap else value
+            # (in a loop analysed to its fixpoint the list grows each pass: its length is not known)
+            if name == "append" and box.kind == "list" and type(items) is Tup and len(vals) == 1 \
+                    and not _same_site(value, items.items) and all(loop.unrolled for loop in self.frame.loops):
+                st.own_heap()[(box.oid, "items")] = Tup(items.items + (value,))  # still known item by item
             return NONE if name != "setdefault" else self._weak(st.heap[key])
         if name in ("extend", "update") and vals:
             elem = self.iter_elem(vals[0], st, node) if name == "extend" else self.dict_values(vals[0], st)
@@ -2205,6 +2234,13 @@ DATACLASS_CLASSVAR = frozenset({"typing.ClassVar", "dataclasses.InitVar"})
 
 def _opaque(dotted: str) -> bool:
     return dotted.split(".", 1)[0] in api.OPAQUE_PACKAGES
+
+
+def _same_site(value: Val, items) -> bool:
+    """``value`` is an object made where one of ``items`` was (in a loop): the analysis holds
+    them as one object, so a list of both is not known item by item."""
+    oid = getattr(value, "oid", None) if type(value) in (Obj, Box) else None
+    return oid is not None and any(type(x) is type(value) and x.oid == oid for x in items)
 
 
 def _receiver(node):
@@ -2477,9 +2513,15 @@ def _known_length(v: Val, st: State):
     if type(v) is Tup:
         return len(v.items)
     if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) \
-            and all(_module_item(c) for c in v.children):
+            and all(_module_item(c) for c in v.children) and _counted(v):
         return len(v.children)
     return None
+
+
+def _counted(container: Layer) -> bool:
+    """Each module of a Sequential or ModuleList is a child of its own (none made in a loop or a
+    comprehension, standing for several)."""
+    return not (container.spec or {}).get("summary")
 
 
 def _passed_on(box: Box, st: State) -> bool:

@@ -195,7 +195,7 @@ class TorchModel:
             site = (node, self.frame.module.path) if qual in api.IN_PLACE_MODULES else None
             return Layer(qual, spec, root, config=config, site=site)
         if qual in api.MODULE_CONTAINERS or qual in api.MODULE_HOLDERS:
-            children = []
+            children, summary = [], False  # summary: a child stands for several, how many unknown
             for v, _ in args:
                 if type(v) is Box:
                     items = st.heap.get((v.oid, "items"))
@@ -203,13 +203,15 @@ class TorchModel:
                         children.extend(items.items)
                     else:
                         children.append(st.heap.get((v.oid, "*"), UNKNOWN))
+                        summary = True
                 elif type(v) is Tup and qual in api.MODULE_HOLDERS:
                     children.extend(v.items)
                 elif type(v) is Iter and qual in api.MODULE_HOLDERS:  # ModuleList(Conv2d(c, …) for c in ch)
                     children.append(self.iter_elem(v, st, node))
+                    summary = True
                 else:
                     children.append(v)
-            return Layer(qual, {"params": False, "saves": False}, None, tuple(children))
+            return Layer(qual, {"params": False, "saves": False, "summary": summary}, None, tuple(children))
         if qual.startswith(api.OPTIMIZER_PREFIXES) and qual.rsplit(".", 1)[-1][:1].isupper() \
                 and not qual.startswith(api.NOT_OPTIMIZER_PREFIXES):
             params = args[0][0] if args else kwargs.get("params", (UNKNOWN, None))[0]

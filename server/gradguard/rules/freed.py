@@ -159,6 +159,10 @@ class _Names:
         for call in seg.ctx:
             if fn is home:
                 return text
+            if type(call) is tuple:  # (Sequential call, i): the i-th layer's input is the call's
+                call, i = call       # argument only for the first
+                if i:
+                    return None
             if fn is None or base is None or not self._in_main(call):
                 return None
             arg = _argument_for(fn, call, base)
