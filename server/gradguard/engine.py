@@ -33,7 +33,7 @@ from .autograd import Autograd
 from .invariants import settled_names, written_attributes
 from .skeleton import LazyBody
 from .sources import SourceError
-from .state import (GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, retarget, widened,
+from .state import (GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, retarget,
                     surely_not_empty)
 from .torch_model import TorchModel, in_place_key, is_torch
 from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
@@ -403,7 +403,7 @@ class Engine(TorchModel, Autograd):
                 iterable = it
         items = self.known_items(iterable, st)
         if items is not None:
-            return self.unrolled(st, node, items)
+            return self.unrolled(st, node, items, exact=not _summary_items(iterable))
 
         cycles = _cycles(iterable)
 
@@ -447,9 +447,12 @@ class Engine(TorchModel, Autograd):
             # ``for i, conv in enumerate(self.convs)``: each index with its element
             inner = self.known_items(v.wrap[1], st)
             return None if inner is None else [Tup((Const(v.wrap[2].value + i), x)) for i, x in enumerate(inner)]
-        if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) and _counted(v) \
+        if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) \
                 and 0 < len(v.children) <= MAX_UNROLLED_BLOCKS and all(_module_item(c) for c in v.children):
-            return v.children  # a few blocks, each as it is (the first may differ from the rest)
+            # a few blocks, each as it is (the first may differ from the rest); blocks made in a
+            # comprehension are one object to the analysis, run once (not one block's state
+            # written twice, as a loop's second pass would)
+            return v.children
         items = v.items if type(v) is Tup else None
         if type(v) is Box:
             known = st.heap.get((v.oid, "items"))
@@ -462,9 +465,10 @@ class Engine(TorchModel, Autograd):
             return items  # a tuple's length is fixed: each element as it is (``for s in state: s.detach_()``)
         return None
 
-    def unrolled(self, st, node, items):
-        """One pass per element, aging the graphs built in between, like a loop does."""
-        ctx = LoopCtx(node, unrolled=True)
+    def unrolled(self, st, node, items, exact=True):
+        """One pass per element, aging the graphs built in between, like a loop does.
+        ``exact``: each item is one element (not a block that stands for several)."""
+        ctx = LoopCtx(node, unrolled=exact)
         self.frame.loops.append(ctx)
         self.created.append(set())
         cur = st
@@ -537,16 +541,6 @@ class Engine(TorchModel, Autograd):
             if snapshot is not None:
                 self.restore(snapshot)
             head = new
-        if head is not None and forever and settled and forever(head):
-            # settled while counters still change: does the test hold once they are unknown?
-            wide = widened(first, head)
-            if wide is not None:
-                snapshot = self.snapshot() if self.reporting else None
-                again = self.age(iterate(wide, False), key)
-                if snapshot is not None:
-                    self.restore(snapshot)
-                if again is not None and not forever(again):
-                    head = join_states([head, again])
         created = self.created.pop()
         self.created[-1] |= created
         self.frame.loops.pop()
@@ -587,6 +581,12 @@ class Engine(TorchModel, Autograd):
             for alias in self.aliases.get(s, ()):
                 mapping[alias] = self.alias_of(aged, alias.key)
         return mapping
+
+    def in_fixpoint_loop(self) -> bool:
+        """Some loop around this statement, in this call or a caller's, is analysed to its
+        fixpoint (not unrolled item by item)."""
+        return any(not loop.unrolled for loop in self.frame.loops) \
+            or any(not loop.unrolled for frame in self.frames for loop in frame.loops)
 
     def s_Break(self, node, st):
         if self.frame.loops:
@@ -1009,9 +1009,12 @@ class Engine(TorchModel, Autograd):
     def e_Compare(self, node, st):
         left = self.ev(node.left, st)
         rights = [self.ev(c, st) for c in node.comparators]
-        if type(left) is Const and all(type(r) is Const for r in rights):
+        if type(left) is Const and all(type(r) is Const for r in rights) \
+                and (all(type(op) in _EQUALITIES for op in node.ops) or not self.in_fixpoint_loop()):
             # ``stride == 2``, ``in_channels > out_channels``, ``0 < p <= 1``: what a branch
-            # taken at construction (``self.resize_identity``) depends on
+            # taken at construction (``self.resize_identity``) depends on. An ordering is not
+            # folded in a loop analysed to its fixpoint: its first two passes settle it whatever
+            # its counters do, and ``step >= warmup`` would never turn true
             folded = _fold_compare(node.ops, [left.value] + [r.value for r in rights])
             if folded is not None:
                 return Const(folded)
@@ -2163,6 +2166,7 @@ _EXPRESSIONS = {getattr(ast, name[2:]): fn for name, fn in vars(Engine).items()
 
 # --------------------------------------------------------------------- helpers
 _COMPARED = (int, float, str, bool, type(None))
+_EQUALITIES = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
 _COMPARISONS = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Is: lambda a, b: a is b,
                 ast.IsNot: lambda a, b: a is not b, ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
                 ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
@@ -2516,6 +2520,14 @@ def _known_length(v: Val, st: State):
             and all(_module_item(c) for c in v.children) and _counted(v):
         return len(v.children)
     return None
+
+
+def _summary_items(v: Val) -> bool:
+    """Iterating ``v`` walks a container whose one child stands for several (``enumerate`` of
+    it too): a pass over it is not one per element."""
+    if type(v) is Iter and v.wrap is not None and v.wrap[0] == "enumerate":
+        v = v.wrap[1]
+    return type(v) is Layer and not _counted(v)
 
 
 def _counted(container: Layer) -> bool:

@@ -13,7 +13,7 @@ from itertools import compress
 from operator import is_, is_not
 from typing import Optional
 
-from .values import UNKNOWN, After, Box, Const, Iter, Layer, Tensor, Tup, Unknown, Val, join
+from .values import After, Box, Const, Iter, Layer, Tensor, Tup, Unknown, Val, join
 
 
 class FreeInfo:
@@ -132,24 +132,6 @@ class State:
 
 
 _SCALARS = (Const, After, Unknown)
-
-
-def widened(first: State, head: State) -> Optional[State]:
-    """A copy of ``head`` where the plain values that differ from ``first`` (a counter, a flag a
-    loop changes) are unknown; None when none differ. ``same`` lets a loop settle while they
-    still change; a test read from them (``while not done``) must not be taken as settled."""
-    out, changed = head.copy(), False
-    for name, own in (("locals", None), ("globals", out.own_globals), ("heap", out.own_heap)):
-        a, b = getattr(first, name), getattr(out, name)
-        if a is None or b is None or a is b:
-            continue
-        keys = [k for k, v in b.items() if type(v) in _SCALARS and k in a and a[k] is not v and a[k] != v]
-        if keys:
-            target = own() if own is not None else b
-            for k in keys:
-                target[k] = UNKNOWN
-            changed = True
-    return out if changed else None
 
 
 def _same_values(a, b) -> bool:
