@@ -130,6 +130,13 @@ FUNCTION_CALLS = {
                      ((a(), 0), {"index": torch.zeros(1, 1, dtype=torch.long)})],
     **{n: [(([a(), a()],), {}), (([a(), a()], 1), {}), (((a(), torch.rand(2, 4)),), {"dim": 0}),
            (([row(), row()], -1), {})] for n in ("torch.cat", "torch.concat")},
+    # pooling as its module does: batched and not, the stride given or its kernel's, ceil_mode
+    **{n: [((torch.rand(2, 3, *(9,) * int(kind[-1])), 3), {}), ((torch.rand(3, *(8,) * int(kind[-1])), 2, 1, 1), {}),
+           ((torch.rand(2, 3, *(7,) * int(kind[-1])), 3), {"stride": 2, "ceil_mode": True})]
+       for n, kind in api.SHAPE_FUNCTIONS.items() if kind.startswith("functional_pool")},
+    **{n: [((torch.rand(2, 3, *(9,) * int(kind[-1])), 4), {}), ((torch.rand(3, *(8,) * int(kind[-1])), 1), {}),
+           ((torch.rand(2, 3, *(9,) * int(kind[-1])),), {"output_size": 2})]
+       for n, kind in api.SHAPE_FUNCTIONS.items() if kind.startswith("functional_adaptive")},
 }
 
 

@@ -1191,7 +1191,7 @@ VERIFIED_TABLES = {"CHECKPOINTS", "CHECKPOINT_REENTRANT", "RECEIVER_ONLY_METHODS
     "DATA_LOADER_DEFAULTS", "TENSOR_DATASETS",
     "RETAIN_GRAPH", "CREATE_GRAPH", "INPUTS", "REQUIRES_GRAD", "TORCH", "MODULE_FORWARD", "GRAD_MODE_KEYWORD",
     # tests/test_shapes.py
-    "SHAPE_FUNCTIONS", "SHAPE_METHODS", "SHAPE_ATTRIBUTES", "SHAPE_OPERATORS", "FACTORY_SHAPES",
+    "SHAPE_FUNCTIONS", "SHAPE_METHODS", "SHAPE_ATTRIBUTES", "SHAPE_OPERATORS", "FACTORY_SHAPES", "SHAPE_ATTRIBUTE",
     "LOSS_SHAPES", "MODULE_SHAPES",
     # tests/test_saved.py
     "KEEPS_FUNCTIONS", "KEEPS_METHODS", "KEEPS_OPERATORS", "KEEPS_MODULES", "IN_PLACE_MODULES",
@@ -1339,6 +1339,15 @@ def test_in_place_function_writes_its_first_argument(name):
         assert not writes(**{**on, "training": False})
     if p is not None:
         assert not writes(**{**on, "p": 0.0})
+
+
+def test_shape_attribute_is_the_tuple_of_sizes():
+    """``x.shape`` is ``x.size()``: a tuple of the sizes, which slices and spreads as one
+    (``x.view(*x.shape[:2], -1)``)."""
+    x = torch.rand(2, 3, 4, requires_grad=True)
+    shape = getattr(x, api.SHAPE_ATTRIBUTE)
+    assert isinstance(shape, tuple) and shape == getattr(x, api.SIZE_METHOD)() == (2, 3, 4)
+    assert x.view(*shape[:2], -1).shape == (2, 3, 4)
 
 
 def test_module_load_state_writes_parameters_in_place():

@@ -35,7 +35,7 @@ from .skeleton import LazyBody
 from .sources import SourceError
 from .state import (GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, retarget,
                     surely_not_empty)
-from .torch_model import TorchModel, in_place_key, is_torch
+from .torch_model import TorchModel, in_place_key, is_torch, sizes_of
 from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
                      Val, join, join_elements, merge_via, strong, tensors_in, truth)
@@ -1379,6 +1379,8 @@ class Engine(TorchModel, Autograd):
                 return Tensor(NEVER, exact=recv.exact, shape=recv.shape, why=frozenset({("detach", node)}))
             if name == api.GRAD_ATTRIBUTE:
                 return Tensor(exact=recv.exact, shape=recv.shape)
+            if name == api.SHAPE_ATTRIBUTE and type(recv.shape) is tuple:
+                return sizes_of(recv.shape)  # ``x.view(*x.shape[:2], -1)``
             if name in api.SEVER_ATTRIBUTES:
                 # sizes are numbers; dtype, device and flags are plain values too, never tensors
                 # (``.to(dtype=x.dtype)`` must not make its result "maybe" require grad)

@@ -289,6 +289,9 @@ def result(kind: str, args: Sequence, kwargs: dict) -> Shape:
         return transpose(first, -2, -1) if type(first) is tuple and len(first) >= 2 else _numel_kept(first)
     if kind == "whole":
         return () if len(args) == 1 and not kwargs else None
+    if kind.startswith("functional_"):  # F.max_pool2d(x, 3, 1, 1): as the module of that kind does
+        return module(kind[len("functional_"):], list(args[1:]), {k: v for k, v in kwargs.items() if k != "input"},
+                      args[:1])
     if kind == "view":
         target = kwargs["shape"] if "shape" in kwargs else tuple(args[1:])
         return view(first, target if type(target) in (tuple, list) else (target,))

@@ -302,6 +302,7 @@ PYTHON_VALUE_METHODS = frozenset({"item", "tolist", "numpy", "size", "dim", "num
 NUMBER_METHODS = PYTHON_VALUE_METHODS - {"numpy"}  # Python numbers, no tensor
 NUMBER_ATTRIBUTES = frozenset({"shape", "ndim", "nbytes", "itemsize"})
 SIZE_METHOD = "size"  # x.size(d): the size of dim d, a number known when the shape is
+SHAPE_ATTRIBUTE = "shape"  # x.shape, like x.size(): a tuple of the sizes
 # Attributes that are plain values, not tensors (a dtype, a device, a flag).
 PLAIN_ATTRIBUTES = frozenset({"dtype", "device", "layout", "is_cuda", "requires_grad", "is_leaf"})
 NUMBER_BUILTINS = frozenset({"int", "float", "len", "round"})
@@ -367,6 +368,9 @@ SHAPE_FUNCTIONS = {
     "torch.squeeze": "squeeze", "torch.transpose": "transpose", "torch.t": "transpose",
     "torch.matmul": "matmul", "torch.mm": "matmul", "torch.stack": "stack", "torch.gather": "gathered",
     "torch.cat": "cat", "torch.concat": "cat",
+    **{f"torch.nn.functional.{kind}_pool{d}d": f"functional_pool{d}" for kind in ("max", "avg") for d in (1, 2, 3)},
+    **{f"torch.nn.functional.adaptive_{kind}_pool{d}d": f"functional_adaptive{d}" for kind in ("max", "avg")
+       for d in (1, 2, 3)},
 }
 SHAPE_METHODS = {
     **{n: "same" for n in _SAME_FUNCTIONS + ("contiguous", "float", "double", "half", "cpu",

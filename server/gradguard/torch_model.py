@@ -324,6 +324,8 @@ class TorchModel:
                     and -len(t.shape) <= args[0][0].value < len(t.shape) \
                     and type(t.shape[args[0][0].value]) is int:
                 return Const(t.shape[args[0][0].value])  # ``x.size(0)`` of a known size
+            if name == api.SIZE_METHOD and not args and not kwargs and type(t.shape) is tuple:
+                return sizes_of(t.shape)  # ``x.size()``: a torch.Size, a tuple of its sizes
             if name in api.PYTHON_VALUE_METHODS:
                 return NUMBER if name in api.NUMBER_METHODS else UNKNOWN
             detach = name in api.DETACHES  # the same memory, without the graph
@@ -504,6 +506,11 @@ class TorchModel:
         else:
             out.shape = rule(kind, _shape_args(args, st), _shape_kwargs(kwargs, st))
         return out
+
+
+def sizes_of(shape: tuple) -> Tup:
+    """``x.shape`` of a known shape: a tuple of its sizes (a number where a size is not known)."""
+    return Tup(Const(d) if type(d) is int else NUMBER for d in shape)
 
 
 def _kw_truth(kwargs, name, default):
