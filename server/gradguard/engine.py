@@ -825,11 +825,15 @@ class Engine(TorchModel, Autograd):
                 forget_items(st, base)
                 if type(index) is Const:
                     st.own_heap()[(base.oid, ("k", index.value))] = value
-            elif type(base) is Tensor and type(value) is Tensor and isinstance(target.value, ast.Name):
-                # x[i] = v writes v's graph into x (CopySlices)
+            elif type(base) is Tensor and type(value) is Tensor and isinstance(target.value, (ast.Name, ast.Attribute)):
+                # x[i] = v writes v's graph into x (CopySlices); a buffer kept on an object too
+                # (``self.cache_k[:b, p:p + n] = xk``: the next batch's read reaches this graph)
                 merged = self.op(target, [(base, target.value), (value, None)], False, st)
                 merged.shape, merged.storage = base.shape, base.storage
-                st.bind(target.value.id, merged)
+                if isinstance(target.value, ast.Name):
+                    st.bind(target.value.id, merged)
+                else:
+                    self.assign(target.value, merged, st)
         elif t is ast.Starred:
             self.assign(target.value, UNKNOWN, st)
 
