@@ -1062,7 +1062,7 @@ def test_table_shapes():
     assert all(isinstance(v, bool) for v in api.OPERATORS.values())
     assert set(api.SUBSCRIPT_SAVES) == {"basic", "advanced"}
     for spec in api.MODULES.values():
-        assert set(spec) <= {"params", "saves", "returns"} and isinstance(spec["saves"], bool)
+        assert set(spec) <= {"params", "saves", "returns", "keeps_state"} and isinstance(spec["saves"], bool)
     assert not (api.MODULE_HOLDERS & api.MODULE_CONTAINERS)
     assert not (set(api.TENSOR_METHODS) & api.SEVER_METHODS), "a method cannot both keep and sever"
     assert not (set(api.FUNCTIONS) & (api.FACTORIES | api.COPY_CONSTRUCTORS))

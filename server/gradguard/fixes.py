@@ -438,6 +438,14 @@ def _insert_before(srcs, fix: Fix) -> list[Edit]:
     return [_insert(src, (loc.line, 1), "".join(f"{indent}{line}{src.newline}" for line in lines))]
 
 
+def _replace_statement(srcs, fix: Fix) -> list[Edit]:
+    """The statement ``stmt`` replaced by the one-line ``statement``."""
+    loc = fix.target("stmt")
+    src = _source_for(srcs, loc)
+    _statement_line(src, loc)
+    return [_replace(src, ((loc.line, loc.column), (loc.end_line, loc.end_column)), fix.text("statement"))]
+
+
 def _insert_after(srcs, fix: Fix) -> list[Edit]:
     """New lines right after a statement (and its trailing comment), at its indentation."""
     loc = fix.target("after")
@@ -611,6 +619,7 @@ _KINDS = {
     "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),
     **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},
     "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after,
+    "replace_statement": _replace_statement,
     "move_after": _move_after, "retain_graph_and_insert_before": _retain_then_insert,
     "keep_tensors": _keep_tensors, "move_block_after": _move_block_after,
 }

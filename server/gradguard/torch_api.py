@@ -213,7 +213,9 @@ GRAD_MODE = {
 # means "tensor"; "tuple" a flat tuple of tensors (RNN and GRU's (output, h), LSTMCell's (h, c),
 # MultiheadAttention's (output, weights)); "output_and_hidden_pair" is (output, (h, c)) (LSTM).
 MODULES = {name: {"params": e["params"], "saves": e["saves"],
-                  **({"returns": e["returns"]} if e["returns"] != "tensor" else {})}
+                  **({"returns": e["returns"]} if e["returns"] != "tensor" else {}),
+                  # a recurrent layer's backward needs the state it was given (h, or (h, c))
+                  **({"keeps_state": True} if e["keeps_state"] else {})}
            for name, e in _generated["modules"].items()}
 
 # Containers of modules: calling one runs its children in order.

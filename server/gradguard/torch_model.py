@@ -436,6 +436,13 @@ class TorchModel:
             self.modified(storage, node, st, args[0][1], maker=layer.site, written=args[0][0])
         out = self.op(node, inputs, layer.spec.get("saves"), st, keeps=api.KEEPS_MODULES.get(layer.qual),
                       storage=storage)
+        if layer.spec.get("keeps_state") and len(args) > 1 and type(out) is Tensor and out.segs:
+            # ``lstm(x, (h, c))``: its node saved the state too (a stateful model that copies the
+            # new state into it, in place, spoils this backward)
+            seg = max(out.segs, key=lambda s: s.born)
+            state = frozenset(t.storage for t in tensors_in(args[1][0]) if t.storage is not None)
+            if state - seg.kept:
+                self.keep(seg, seg.kept | state, st)
         out.shape = _layer_shape(layer, _shape_args(args, st))
         returns = layer.spec.get("returns", "tensor")
         if returns == "output_and_hidden_pair":  # LSTM: (output, (h, c))

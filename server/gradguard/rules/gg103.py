@@ -54,7 +54,8 @@ def _fixes(modified, stmt, expr, ev, others=(), written=()) -> tuple:
         title = "Step the optimizer after this backward" if len(steps) == 1 else "Step the optimizers after this backward"
         targets = tuple((f"stmt{i}" if i else "stmt", s) for i, s in enumerate(steps)) + (("after", ev.stmt),)
         return (FixIntent("move_after", title, targets, preferred=True),)
-    if isinstance(modified, ast.Call) and isinstance(expr, (ast.Call, ast.Attribute)) and (
+    discarded = isinstance(stmt, ast.Expr) and stmt.value is modified  # (a copy written, then dropped)
+    if isinstance(modified, ast.Call) and isinstance(expr, (ast.Call, ast.Attribute)) and not discarded and (
             any(a is expr for a in modified.args[:1])
             or (isinstance(modified.func, ast.Attribute) and modified.func.value is expr)):
         # ``dropout(relu(h))`` with an in-place dropout, ``conv(x).unsqueeze_(1)``: a computed
@@ -75,11 +76,26 @@ def _fixes(modified, stmt, expr, ev, others=(), written=()) -> tuple:
         title = f"Write it out of place: {shown[0]}" if len(shown) == 1 else \
             f"Write them out of place: {', '.join(shown)}"
         return (FixIntent("out_of_place", title, targets, preferred=True, texts=texts),)
+    if discarded and isinstance(modified.func, ast.Attribute) and modified.func.attr == "copy_" \
+            and len(modified.args) == 1 and not modified.keywords and _attribute_chain(expr):
+        # ``self.state.copy_(h_n)`` (a stateful model keeping its new state): hold the new
+        # values in a new tensor, leaving the one the backward saved as it was
+        name, value = ast.unparse(expr), ast.unparse(modified.args[0])
+        return (FixIntent("replace_statement", f"Keep a new tensor instead: `{name} = {value}.detach()`",
+                          (("stmt", stmt),), preferred=True, texts=(("statement", f"{name} = {value}.detach()"),)),)
     if isinstance(expr, ast.Name):
         name = expr.id
         return (FixIntent("insert_before", f"Modify a copy: `{name} = {name}.clone()` first", (("before", stmt),),
                           preferred=True, texts=(("statement", f"{name} = {name}.clone()"),)),)
     return ()
+
+
+def _attribute_chain(expr) -> bool:
+    """``x``, ``self.state``, ``model.memory.keys``: names and attributes only, so assigning to it
+    rebinds it."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name)
 
 
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",

@@ -1003,6 +1003,30 @@ def _in_place_argument(name: str, fn):
     return [names.index("inplace"), training, None if training is None else params[training].default, p]
 
 
+# The state a recurrent layer takes as its second argument, made of plain tensors as a stateful
+# model keeps it between batches (zeros, no grad): h, or (h, c) for the LSTMs.
+STATES = {
+    "torch.nn.RNN": lambda: torch.zeros(1, 2, 4), "torch.nn.GRU": lambda: torch.zeros(1, 2, 4),
+    "torch.nn.LSTM": lambda: (torch.zeros(1, 2, 4), torch.zeros(1, 2, 4)),
+    "torch.nn.RNNCell": lambda: torch.zeros(2, 4), "torch.nn.GRUCell": lambda: torch.zeros(2, 4),
+    "torch.nn.LSTMCell": lambda: (torch.zeros(2, 4), torch.zeros(2, 4)),
+}
+
+
+def _keeps_state(cls, build, forward, name: str) -> bool:
+    """Whether the layer's backward needs the state it was given unchanged: written in place
+    after the forward (a stateful model copying the new state into it), its backward raises."""
+    if name not in STATES:
+        return False
+    torch.manual_seed(0)
+    state = STATES[name]()
+    out = build(cls)(*forward(Inputs()), state)
+    with torch.no_grad():
+        for t in (state if isinstance(state, tuple) else (state,)):
+            t.add_(1.0)
+    return _backward(out) == "in_place"
+
+
 def derive(section: str, name: str) -> dict:
     """The facts of one entry of ``api.json``: ``section`` is its table there."""
     if section == "functions":
@@ -1038,6 +1062,7 @@ def derive(section: str, name: str) -> dict:
         facts["params"] = any(p.requires_grad for p in built.module.parameters())
         facts["returns"] = _returns(call(Inputs()))
         facts["inplace_flag"] = _in_place_flag(cls)
+        facts["keeps_state"] = _keeps_state(cls, build, forward, name)
         return facts
     raise KeyError(section)
 
