@@ -852,6 +852,9 @@ class Engine(TorchModel, Autograd):
             return list(value.items)
         if tv is Tensor:
             return [self.op(site, [(value, None)], False, st) for _ in range(n)]
+        if tv is Layer and len(value.children) == n and _counted(value) \
+                and (value.qual in api.MODULE_HOLDERS or value.qual in api.MODULE_CONTAINERS):
+            return list(value.children)  # ``for attn, ff in self.layers`` over ModuleLists of two
         if tv is Box:  # a list whose items are known (``h, c = state``), as ``x[i]`` reads them
             items = st.heap.get((value.oid, "items"))
             if type(items) is Tup and len(items.items) == n:
