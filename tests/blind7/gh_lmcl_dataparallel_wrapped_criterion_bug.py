@@ -5,10 +5,9 @@ torch.nn.DataParallel(criterion_mcl)`). Each replica returns its chunk's four sc
 DataParallel gathers into vectors of two, so `loss = loss_cls + loss_logit_kd + loss_mcl` is a
 vector and train()'s loss.backward() fails ("grad can be implicitly created only for scalar
 outputs"). The train step is the repository's (its loss loops written as sums), without the
-meta-optimisation branch; a two-branch
-two-stage CNN, a small supervised contrastive criterion with the same four outputs, the
-aggregator and a DataParallel stand-in that scatters and gathers as torch does stand in for the
-models and losses packages, with random CIFAR-sized batches."""
+meta-optimisation branch; a two-branch two-stage CNN, a small supervised contrastive criterion
+with the same four outputs, the aggregator and a DataParallel stand-in that scatters and gathers
+as torch does stand in for the models and losses packages, with random CIFAR-sized batches."""
 from types import SimpleNamespace
 
 import torch
