@@ -825,7 +825,8 @@ class Engine(TorchModel, Autograd):
                 forget_items(st, base)
                 if type(index) is Const:
                     st.own_heap()[(base.oid, ("k", index.value))] = value
-            elif type(base) is Tensor and type(value) is Tensor and isinstance(target.value, (ast.Name, ast.Attribute)):
+            elif type(base) is Tensor and type(value) is Tensor and isinstance(target.value, (ast.Name, ast.Attribute)) \
+                    and st.grad is not False:  # (with grad recording off, x keeps what it was)
                 # x[i] = v writes v's graph into x (CopySlices); a buffer kept on an object too
                 # (``self.cache_k[:b, p:p + n] = xk``: the next batch's read reaches this graph)
                 merged = self.op(target, [(base, target.value), (value, None)], False, st)
@@ -958,7 +959,7 @@ class Engine(TorchModel, Autograd):
                                       keeps=api.KEEPS_OPERATORS.get(op)),
                               api.SHAPE_OPERATORS.get(op), [left, right], {}, st)
             if op in api.ACCUMULATING_OPERATORS and out.grad == YES and any(
-                    s.old is not None and s.site is node for s in out.segs):
+                    s.old is not None and s.site is node and _read_here(out.via.get(s), self.stmt) for s in out.segs):
                 self.emit("running_total", node, st, (out,))  # this sum holds last iteration's sum
             return out
         if op == "Mult" and (type(left[0]) is Box) != (type(right[0]) is Box):
@@ -1744,7 +1745,11 @@ class Engine(TorchModel, Autograd):
                     # made now, once: ``tuple(f(p) for p in ps)`` holds one graph per element
                     # (iterated lazily, each walk would build them afresh)
                     box = Box((node, self.frame.ctx), "list")
+                    self.allocate(box.oid, st)  # (the last iteration's copy and its writes are gone)
                     st.own_heap()[(box.oid, "*")] = self.iter_elem(v, st, node)
+                    items = st.heap.get((v.oid, "items")) if type(v) is Box and name == "list" else None
+                    if type(items) is Tup:  # ``list(feats)``: the same items, in order
+                        st.own_heap()[(box.oid, "items")] = items
                     return box
                 return v if type(v) in (Iter, Box) else Iter(self.iter_elem(v, st, node))
             return UNKNOWN
@@ -1786,7 +1791,9 @@ class Engine(TorchModel, Autograd):
             note_keys(st, box, list(kwargs))
             return box
         if name in ("list", "dict", "set"):
-            return Box((node, self.frame.ctx), name)
+            box = Box((node, self.frame.ctx), name)
+            self.allocate(box.oid, st)
+            return box
         if name == "len" and len(vals) == 1:
             size = _known_length(vals[0], st)
             if size is not None:
@@ -2537,6 +2544,16 @@ def _summary_items(v: Val) -> bool:
     if type(v) is Iter and v.wrap is not None and v.wrap[0] == "enumerate":
         v = v.wrap[1]
     return type(v) is Layer and not _counted(v)
+
+
+def _read_here(name, stmt) -> bool:
+    """A total's last value, first read through ``name``, is read by this statement itself
+    (``total += loss``, ``avg = 0.9 * avg + …``): not a recurrence spread over several statements
+    (``q = r + g * q`` then ``q = rho * (q - q_a)``), which is no running total."""
+    if name is None or stmt is None:
+        return True
+    return (stmt.lineno, stmt.col_offset) <= (name.lineno, name.col_offset) \
+        and (name.end_lineno, name.end_col_offset) <= (stmt.end_lineno, stmt.end_col_offset)
 
 
 def _counted(container: Layer) -> bool:

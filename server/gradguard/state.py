@@ -271,7 +271,9 @@ class Ager:
                 sources = curs if old in self.mapping else curs + [old]
                 sources = [s for s in sources if s in before or s in self.live]
                 if sources and all(s in before for s in sources):
-                    statuses[old] = before[sources[0]]
+                    # (a run whose graph a backward freed raises before one whose saved tensor
+                    # was overwritten: torch unpacks a freed saved tensor before it checks versions)
+                    statuses[old] = next((before[s] for s in sources if before[s].inplace is None), before[sources[0]])
             for s in self.mapping:
                 freed.pop(s, None)
             for old in groups:
