@@ -1203,6 +1203,7 @@ VERIFIED_TABLES = {"CHECKPOINTS", "CHECKPOINT_REENTRANT", "RECEIVER_ONLY_METHODS
     # here, below
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
     "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
+    "REGISTER_BUFFER", "MODULE_BUFFER_METHODS", "MODULE_NAMED_BUFFERS", "LAYERS_WITH_BUFFERS",
 }
 
 
@@ -1429,6 +1430,34 @@ def test_module_register_keeps_the_tensor_as_an_attribute(name):
              if name in ("add_module", "register_module") else torch.zeros(2))
     getattr(module, name)("stat", value)
     assert module.stat is value
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULE_BUFFER_METHODS))
+def test_module_buffers_are_what_registered_names_hold_now(name):
+    """What the analysis models: each module's registered buffers in order, its own by name, a
+    submodule's after; a tensor assigned to a registered name replaces the buffer; None is skipped."""
+    outer, inner = nn.Module(), nn.Module()
+    outer.register_buffer("a", torch.zeros(1))
+    outer.register_buffer("gone", None)
+    outer.inner = inner
+    inner.register_buffer("b", torch.zeros(2))
+    outer.a = torch.ones(1) * 3  # a buffer rebound
+    got = list(getattr(outer, name)())
+    values = [v for _, v in got] if name == api.MODULE_NAMED_BUFFERS else got
+    assert [v is x for v, x in zip(values, (outer.a, inner.b))] == [True, True] and len(values) == 2
+    assert (name == api.MODULE_NAMED_BUFFERS) == all(isinstance(x, tuple) for x in got)
+    assert api.REGISTER_BUFFER in api.MODULE_REGISTERS
+
+
+@pytest.mark.parametrize("name", sorted(api.MODULES))
+def test_layers_with_buffers(name):
+    module = resolve(name)
+    try:
+        built = module(*{"torch.nn.BatchNorm1d": (3,), "torch.nn.BatchNorm2d": (3,),
+                         "torch.nn.BatchNorm3d": (3,)}.get(name, ()))
+    except TypeError:
+        pytest.skip("built with arguments the generator knows (api.json says)")
+    assert (name in api.LAYERS_WITH_BUFFERS) == any(True for _ in built.buffers())
 
 
 NUMPY_MESSAGE = "Can't call numpy() on Tensor that requires grad"

@@ -87,8 +87,11 @@ class Autograd:
         weak = frozenset().union(*(t.weak for t, _ in ts))
         if weak:  # held for sure by one input: walked for sure
             weak -= frozenset().union(*(t.segs - t.weak for t, _ in ts))
+        maybe = frozenset().union(*(t.maybe for t, _ in ts))
+        if maybe:  # (likewise)
+            maybe -= frozenset().union(*(t.segs - t.maybe for t, _ in ts))
         return Tensor(grad if st.grad else MAYBE, False, below | {seg}, roots, via,
-                      all(t.exact for t, _ in ts), weak, storage=out)
+                      all(t.exact for t, _ in ts), weak, storage=out, maybe=maybe)
 
     def keep(self, seg: Seg, kept: frozenset, st: State) -> None:
         """``seg`` (run now) saved the tensors held in ``kept``."""
@@ -263,11 +266,13 @@ class Autograd:
             self.grads_filled(ts, segs, st)
         hits = [s for s in segs if s in st.freed]
         freed = [s for s in hits if st.freed[s].inplace is None]
+        # what a backward over the values walks on every path (not what a branch may have cut)
+        sure = frozenset().union(*(t.segs - t.maybe for t in ts)) if hits else frozenset()
         # torch's engine runs the nodes nearest the outputs first (the latest made): the first
         # hit it meets, freed or overwritten, is the error it raises
         first = max(hits, key=lambda s: (s.order, s.uid)) if freed and len(freed) < len(hits) else None
         if freed and (first is None or st.freed[first].inplace is None):
-            self.reuse(node, ts, freed, st)
+            self.reuse(node, ts, freed, st, not sure.isdisjoint(freed))
         elif hits:  # graph whose saved tensors were overwritten in place since
             spoilt = sorted((s for s in hits if st.freed[s].inplace is not None), key=lambda s: (s.order, s.uid))
             info, main = st.freed[spoilt[0]], self.main.path
@@ -284,6 +289,8 @@ class Autograd:
             written = {id(i.inplace): i.inplace for i in (st.freed[s] for s in spoilt)
                        if i.path == main and i.via is not None and i.inplace is not info.inplace}
             places += tuple(("also_written_stmt", stmt) for stmt in written.values())
+            if sure.isdisjoint(spoilt):  # walked on some paths only: a maybe
+                places += (("branched", None),)
             self.emit("modified_saved", node, st, tuple(ts), target=_outputs_node(node, spec),
                       detail=spec.get("returns") or "backward", places=places)
             if self.killed:
@@ -300,7 +307,7 @@ class Autograd:
             for t in ts:
                 for s in t.segs:
                     info = FreeInfo(node, self.frame.module.path, t.via.get(s))
-                    if s in t.weak:
+                    if s in t.weak or s in t.maybe:
                         if s not in st.freed:
                             st.wfreed[s] = info
                     else:
@@ -347,10 +354,11 @@ class Autograd:
         return frozenset(s for s in segs if s not in below and any(
             (x.roots & s.roots) if x.leaf else (x.segs and x.segs <= s.deps) for x in xs))
 
-    def reuse(self, node, ts, hits, st) -> None:
-        """A backward reaches the freed segments ``hits``: the rules of ``walk_freed`` tell what."""
+    def reuse(self, node, ts, hits, st, sure=True) -> None:
+        """A backward reaches the freed segments ``hits`` (``sure``: on every path, for one of
+        them at least): the rules of ``walk_freed`` tell what."""
         walk = Walk({h: st.freed[h] for h in hits}, st.globals if st.locals is None else st.locals, st.heap,
-                    self.frame.module, all(t.exact for t in ts))
+                    self.frame.module, sure and all(t.exact for t in ts))
         self.emit("walk_freed", node, st, tuple(ts), cause=walk, anywhere=True)
 
     def walk(self, segs) -> None:

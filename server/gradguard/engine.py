@@ -310,7 +310,7 @@ class Engine(TorchModel, Autograd):
             self.assume(flag[0], yes, flag[1])
             self.assume(flag[0], st, not flag[1])
         then, orelse = self.block(node.body, yes), self.block(node.orelse, st)
-        out = join_states([then, orelse])
+        out = join_states([then, orelse], branches=True)
         if flag is not None and then is not None and orelse is not None:
             self.remember_branches(flag[0], *((then, orelse) if flag[1] else (orelse, then)), out)
         return out
@@ -1026,9 +1026,12 @@ class Engine(TorchModel, Autograd):
             folded = _fold_compare(node.ops, [left.value] + [r.value for r in rights])
             if folded is not None:
                 return Const(folded)
-        if len(rights) == 1 and type(left) is Const and type(rights[0]) is Tup \
-                and type(node.ops[0]) in (ast.In, ast.NotIn) and all(type(x) is Const for x in rights[0].items):
-            found = any(_same_const(left.value, x.value) for x in rights[0].items)  # ``mode in ("a", "b")``
+        known = rights[0] if len(rights) == 1 else None
+        if type(known) is Box and known.kind == "list":  # ``i in style_layers``, a list of known items
+            known = st.heap.get((known.oid, "items"))
+        if type(left) is Const and type(known) is Tup and type(node.ops[0]) in (ast.In, ast.NotIn) \
+                and all(type(x) is Const for x in known.items):
+            found = any(_same_const(left.value, x.value) for x in known.items)  # ``mode in ("a", "b")``
             return Const(found == (type(node.ops[0]) is ast.In))
         if len(rights) == 1 and {type(left), type(rights[0])} == {After, Const} \
                 and type(node.ops[0]) in (ast.Eq, ast.NotEq):
@@ -1774,6 +1777,10 @@ class Engine(TorchModel, Autograd):
         if name == "type" and len(vals) == 1 and type(vals[0]) is Const \
                 and type(vals[0].value) in (int, float, str, bool):
             return Builtin(type(vals[0].value).__name__)
+        if name == "hasattr" and len(vals) == 2 and type(vals[0]) is Obj and type(vals[1]) is Const \
+                and isinstance(vals[1].value, str) and (vals[0].cls.lookup(vals[1].value) is not None
+                                                         or (vals[0].oid, vals[1].value) in st.heap):
+            return Const(True)  # a method of its class, or an attribute set on it (absent: unknown)
         if name == "isinstance" and len(vals) == 2:
             return _isinstance(vals[0], vals[1])
         if name == "getattr" and len(vals) >= 2 and type(vals[1]) is Const and isinstance(vals[1].value, str):
@@ -1849,7 +1856,19 @@ class Engine(TorchModel, Autograd):
                 key = args[0][0].value if type(args[0][0]) is Const and isinstance(args[0][0].value, str) \
                     else "$registered@%d" % node.lineno
                 st.own_heap()[(recv.oid, key)] = args[1][0]
+                if name == api.REGISTER_BUFFER:
+                    names = st.heap.get((recv.oid, "$buffers"), Tup(()))
+                    if type(names) is not Tup or key.startswith("$"):
+                        st.own_heap()[(recv.oid, "$buffers")] = UNKNOWN
+                    elif all(n.value != key for n in names.items):  # (registered again: replaced)
+                        st.own_heap()[(recv.oid, "$buffers")] = Tup(names.items + (Const(key),))
                 return NONE
+            if name in api.MODULE_BUFFER_METHODS:
+                recurse = kwargs.get("recurse") or (args[0] if args and name != api.MODULE_NAMED_BUFFERS else None)
+                held = self.buffers(recv, st, truth(recurse[0]) if recurse is not None else True)
+                if held is None:
+                    return UNKNOWN
+                return Tup(Tup(pair) for pair in held) if name == api.MODULE_NAMED_BUFFERS else Tup(b for _, b in held)
             if name in api.MODULE_WALKS:
                 itself, deep, named = api.MODULE_WALKS[name]
                 mods = self.submodules(recv, st, deep)
@@ -1908,6 +1927,33 @@ class Engine(TorchModel, Autograd):
         if flag is None or truth(flag) is True:
             self.grads_gone(roots, st)
         self.emit("grad_reset", node, st, roots=roots)
+
+    def buffers(self, module: Val, st: State, deep) -> Optional[list]:
+        """(name, buffer) of each buffer ``module.named_buffers()`` yields: what each module's
+        registered names hold now (``self.v = self.v + x`` rebinds a buffer), in order, named for
+        the module's own (a submodule's dotted name is unknown); None when not all are known (a
+        torch layer with running statistics, a name registered from a variable)."""
+        mods = self.submodules(module, st, True) if deep is not False else [module]
+        if mods is None:
+            return None
+        out = []
+        for m in mods:
+            if type(m) is Layer:
+                if m.qual in api.LAYERS_WITH_BUFFERS:
+                    return None
+                continue
+            if type(m) is not Obj:
+                return None
+            names = st.heap.get((m.oid, "$buffers"), Tup(()))
+            if type(names) is not Tup:
+                return None
+            for key in names.items:
+                value = st.heap.get((m.oid, key.value))
+                if value is None or (value is not NONE and type(value) is not Tensor):
+                    return None
+                if value is not NONE and all(value is not b for _, b in out):  # (torch skips None and repeats)
+                    out.append((key if m is module else UNKNOWN, value))
+        return out
 
     def submodules(self, module: Val, st: State, deep: bool) -> Optional[list]:
         """``module`` and the modules it holds (all the way down if ``deep``, else its children),

@@ -142,7 +142,7 @@ def _same_values(a, b) -> bool:
     return all(x == y or (type(x) in _SCALARS and type(y) in _SCALARS) for x, y in ((a[k], b[k]) for k in a))
 
 
-def _join_dicts(a: dict, b: dict) -> dict:
+def _join_dicts(a: dict, b: dict, branches: bool = False) -> dict:
     """The join of both: ``a`` itself when ``b`` adds nothing to it, else a new dict.
 
     States meeting at a join mostly hold the very same value objects, so the keys whose values
@@ -155,11 +155,22 @@ def _join_dicts(a: dict, b: dict) -> dict:
     out = dict(a)
     for k in differ:
         mine = out.get(k)
-        out[k] = b[k] if mine is None else join(mine, b[k])
+        out[k] = b[k] if mine is None else _one_of(mine, b[k]) if branches else join(mine, b[k])
     return out
 
 
-def join_states(states) -> Optional[State]:
+def _one_of(a, b):
+    """The value after an ``if`` whose test is unknown: a tensor with a graph that one branch
+    cuts (``h = torch.zeros(...)``, ``self.v = 0.``, ``buf.detach_()``) holds it maybe: a
+    backward over it may walk that graph or none."""
+    out = join(a, b)
+    if type(out) is Tensor and out.segs - out.maybe and (
+            type(a) is not Tensor or type(b) is not Tensor or not a.segs or not b.segs):
+        return out.but(maybe=out.segs)
+    return out
+
+
+def join_states(states, branches: bool = False) -> Optional[State]:
     states = [s for s in states if s is not None]
     if not states:
         return None
@@ -170,11 +181,11 @@ def join_states(states) -> Optional[State]:
     wfreed = first.wfreed
     for s in states[1:]:
         if locals_ is not None and s.locals is not None:
-            locals_ = _join_dicts(locals_, s.locals)
+            locals_ = _join_dicts(locals_, s.locals, branches)
             if locals_ is first.locals:
                 locals_ = dict(locals_)  # (locals are copied with the state, never shared)
-        globals_ = _join_dicts(globals_, s.globals)
-        heap = _join_dicts(heap, s.heap)
+        globals_ = _join_dicts(globals_, s.globals, branches)
+        heap = _join_dicts(heap, s.heap, branches)
         if freed is not s.freed:
             freed = {seg: s.freed[seg] if s.freed[seg].stepped else fi
                      for seg, fi in freed.items() if seg in s.freed}
@@ -218,7 +229,8 @@ class Ager:
         via = {m.get(s, s): n for s, n in t.via.items()}
         return Tensor(t.grad, t.leaf, frozenset(m.get(s, s) for s in t.segs), t.roots, via,
                       t.exact, frozenset(m.get(s, s) for s in t.weak) if t.weak else t.weak, t.shape,
-                      t.why, m.get(t.storage, t.storage))
+                      t.why, m.get(t.storage, t.storage),
+                      frozenset(m.get(s, s) for s in t.maybe) if t.maybe else t.maybe)
 
     def _kept_apart(self, st: State) -> set:
         """The freed old segments some value holds together with their live current run."""

@@ -235,6 +235,12 @@ MODULE_FORWARD_HOOKS = frozenset({"register_forward_hook"})
 # ``nn.ModuleDict(d)``: the modules of the dict ``d`` by key
 MODULE_DICT = "torch.nn.ModuleDict"
 MODULE_REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})
+REGISTER_BUFFER = "register_buffer"
+# buffers() / named_buffers(): the tensors registered with register_buffer, submodules' too
+MODULE_BUFFER_METHODS = frozenset({"buffers", "named_buffers"})
+MODULE_NAMED_BUFFERS = "named_buffers"
+# torch layers that hold buffers of their own (running statistics), from the generated table
+LAYERS_WITH_BUFFERS = frozenset(name for name, e in _generated["modules"].items() if e["buffers"])
 # Module methods that walk its submodules: (itself first, all the way down, named)
 MODULE_WALKS = {"modules": (True, True, False), "named_modules": (True, True, True),
                 "children": (False, False, False), "named_children": (False, False, True)}

@@ -160,10 +160,10 @@ class After(Val):
 
 
 class Tensor(Val):
-    __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape", "why", "storage")
+    __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape", "why", "storage", "maybe")
 
     def __init__(self, grad=NO, leaf=True, segs=frozenset(), roots=frozenset(), via=None,
-                 exact=True, weak=frozenset(), shape=None, why=frozenset(), storage=None):
+                 exact=True, weak=frozenset(), shape=None, why=frozenset(), storage=None, maybe=frozenset()):
         self.grad = grad
         self.leaf = leaf
         self.segs: frozenset = segs
@@ -180,6 +180,9 @@ class Tensor(Val):
         # which memory it is (the Seg that computed it, the Root of a parameter, the site of a
         # factory): an in-place write to it changes what ops that saved it will find
         self.storage = storage
+        # segments it holds on some paths only (a branch whose test is unknown cut its graph on
+        # the other): a backward over it may walk them or not, so they never make an error
+        self.maybe: frozenset = maybe
 
     def but(self, **changes) -> "Tensor":
         """A copy with some fields changed."""
@@ -191,7 +194,7 @@ class Tensor(Val):
         return (type(other) is Tensor and self.grad == other.grad and self.segs == other.segs
                 and self.roots == other.roots and self.leaf == other.leaf
                 and self.exact == other.exact and self.weak == other.weak
-                and self.shape == other.shape)
+                and self.shape == other.shape and self.maybe == other.maybe)
 
     def __hash__(self):
         return hash((self.grad, self.segs, self.roots))
@@ -517,7 +520,7 @@ def join(a: Val, b: Val) -> Val:
         return Tensor(max(a.grad, b.grad), a.leaf and b.leaf, a.segs | b.segs, a.roots | b.roots,
                       via, a.exact and b.exact, a.weak | b.weak, shapes.join(a.shape, b.shape),
                       a.why | b.why if a.grad == b.grad == NEVER else frozenset(),
-                      a.storage if a.storage == b.storage else None)
+                      a.storage if a.storage == b.storage else None, a.maybe | b.maybe)
     if ta is Tensor:  # the other side is None or not a tensor: keep what we know of the tensor
         return a
     if tb is Tensor:

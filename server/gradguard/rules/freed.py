@@ -28,11 +28,14 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding, Fix
-from ..values import Box, Obj, Root, Tensor, Tup, join, tensors_in
-from . import UNRESOLVED, Report, short
+from ..values import Box, Layer, Obj, Root, Tensor, Tup, join, tensors_in
+from . import BRANCHED, UNRESOLVED, Report, short
 from .absorbed import absorbed_segments, no_grad_update_fix
 from .buffers import clear_fix
 from .reorder import move_step_fix
+
+
+MAX_CARRIER_DEPTH = 3  # modules inside modules searched for the attribute that carries a graph
 
 
 class Walk:
@@ -55,12 +58,28 @@ class Walk:
                 elems = self.heap.get((box.oid, "*"), self.heap.get((box.oid, "items")))
                 if elems is not None and any(stale in t.segs for t in tensors_in(elems)):
                     out[name] = box
-        for name, obj in self.scope.items():  # attributes kept on objects: model.prev
-            if type(obj) is Obj:
-                for (oid, attr), v in self.heap.items():
-                    if oid == obj.oid and isinstance(attr, str) and any(stale in t.segs for t in tensors_in(v)):
-                        out[f"{name}.{attr}"] = v
+        for name, obj in self.scope.items():  # attributes kept on objects: model.prev, model[1].h
+            if type(obj) in (Obj, Layer):
+                self._held_by(obj, name, stale, out, 0)
         return out
+
+    def _held_by(self, obj, path: str, stale, out: dict, depth: int) -> None:
+        """The attributes of ``obj`` (reached as ``path``) and of the modules it holds (a
+        container's ``[i]``, an attribute) whose value holds ``stale``."""
+        if depth > MAX_CARRIER_DEPTH:
+            return
+        if type(obj) is Layer:
+            for i, child in enumerate(obj.children):
+                if type(child) in (Obj, Layer):
+                    self._held_by(child, f"{path}[{i}]", stale, out, depth + 1)
+            return
+        for (oid, attr), v in self.heap.items():
+            if oid != obj.oid or not isinstance(attr, str) or not attr.isidentifier():
+                continue
+            if any(stale in t.segs for t in tensors_in(v)):
+                out[f"{path}.{attr}"] = v
+            elif type(v) in (Obj, Layer):
+                self._held_by(v, f"{path}.{attr}", stale, out, depth + 1)
 
 
 class Reuse:
@@ -286,8 +305,8 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
                              "但这条路径上只要有一个保存张量的运算就会报错")
     message = rule.message["en"].format(**args)
     severity = rule.severity if reuse.exact else "warning"
-    if not reuse.exact:
-        message += UNRESOLVED
+    if not reuse.exact:  # (exact values, the graph held on some paths only: a branch may cut it)
+        message += BRANCHED if reuse.value.exact and reuse.stale in reuse.value.maybe else UNRESOLVED
     # at the place where the graph was built, the names of that place
     related = [_related("built", locate(stale.stmt, stale.path), what=f"`{stale.what}`",
                         origin=describe_roots(roots, names=at_site),

@@ -15,7 +15,7 @@ from . import FixIntent, Report, Rule, short
 
 
 def on_modified_saved(ev) -> Report | None:
-    places = dict(p for p in ev.places if p[0] not in ("saved", "also_modified_stmt", "also_written_stmt"))
+    places = dict(p for p in ev.places if p[0] not in ("saved", "also_modified_stmt", "also_written_stmt", "branched"))
     layer = places.pop("modified_layer", None)
     others = [node for key, node in ev.places if key == "also_modified_stmt"]
     written = [node for key, node in ev.places if key == "also_written_stmt"]
@@ -30,8 +30,10 @@ def on_modified_saved(ev) -> Report | None:
     if modified is not None:
         related += (("modified", modified, (("what", short(modified)),)),)
     related += tuple(("saved", node, (("what", short(node)),)) for node in saved[:1])
-    # a backward over a value that went through unresolved code may not reach the saved tensor
-    exact = all(t.exact for t in ev.tensors)
+    # a backward over a value that went through unresolved code (or that a branch may have cut
+    # from the saved tensor's graph) may not reach the saved tensor
+    branched = any(key == "branched" for key, _ in ev.places)
+    exact = all(t.exact for t in ev.tensors) and not branched
     fixes = _fixes(modified, stmt, expr, ev, others, written)
     if layer is not None and any(k.arg == "inplace" for k in layer.keywords):
         # the layer built with inplace=True (or the function called with it): without it, it
@@ -39,7 +41,7 @@ def on_modified_saved(ev) -> Report | None:
         verb = "Call" if layer is modified else "Build"
         fixes = (FixIntent("drop_inplace", f"{verb} `{short(layer.func)}` without `inplace=True`", (("call", layer),),
                            preferred=True),) + tuple(replace(f, preferred=False) for f in fixes)
-    return Report("GG103", ev.node, args, exact, fixes, related=related)
+    return Report("GG103", ev.node, args, exact, fixes, related=related, branched=branched)
 
 
 def _fixes(modified, stmt, expr, ev, others=(), written=()) -> tuple:

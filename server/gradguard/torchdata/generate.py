@@ -1063,6 +1063,7 @@ def derive(section: str, name: str) -> dict:
         facts["returns"] = _returns(call(Inputs()))
         facts["inplace_flag"] = _in_place_flag(cls)
         facts["keeps_state"] = _keeps_state(cls, build, forward, name)
+        facts["buffers"] = any(True for _ in built.module.buffers())
         return facts
     raise KeyError(section)
 
