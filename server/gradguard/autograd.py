@@ -87,9 +87,11 @@ class Autograd:
         weak = frozenset().union(*(t.weak for t, _ in ts))
         if weak:  # held for sure by one input: walked for sure
             weak -= frozenset().union(*(t.segs - t.weak for t, _ in ts))
-        maybe = frozenset().union(*(t.maybe for t, _ in ts))
-        if maybe:  # (likewise)
-            maybe -= frozenset().union(*(t.segs - t.maybe for t, _ in ts))
+        maybe = _NONE_MAYBE
+        for t, _ in ts:
+            if t.maybe:  # (likewise; rare: a branch cut a graph)
+                maybe = frozenset().union(*(t.maybe for t, _ in ts)) - frozenset().union(*(t.segs - t.maybe for t, _ in ts))
+                break
         return Tensor(grad if st.grad else MAYBE, False, below | {seg}, roots, via,
                       all(t.exact for t, _ in ts), weak, storage=out, maybe=maybe)
 
@@ -480,6 +482,8 @@ def _merge_entries(ts) -> dict:
                     via, owned = dict(via), True
                 via.update(dict.fromkeys(unnamed, n))
     return via
+
+_NONE_MAYBE: frozenset = frozenset()
 
 # values that are certainly not tensors: an op's other arguments of these kinds hide no graph
 _NOT_TENSORS = (Const, Number, After, LibRef, Builtin, Func, Class, ModRef, GradCtx, Layer, Optim)
