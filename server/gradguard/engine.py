@@ -1132,10 +1132,17 @@ class Engine(TorchModel, Autograd):
         note_keys(st, box, keys)
         return box
 
-    def comprehension(self, node, st, elts):
+    def comprehension(self, node, st, elts, count=False):
+        """The values of ``elts`` for one step; with ``count``, also how many steps it makes
+        (one per item of an iterable of known length, without ``if``: else None)."""
         self.created.append(set())
         try:
-            return self._comprehension(node, st, elts, self.ev(node.generators[0].iter, st))
+            outer = self.ev(node.generators[0].iter, st)
+            values = self._comprehension(node, st, elts, outer)
+            if not count:
+                return values
+            single = len(node.generators) == 1 and not node.generators[0].ifs
+            return values, _known_length(outer, st) if single else None
         finally:
             created = self.created.pop()
             self.summaries |= created
@@ -1203,11 +1210,13 @@ class Engine(TorchModel, Autograd):
         return values
 
     def e_ListComp(self, node, st):
-        elem = self.comprehension(node, st, [node.elt])[0]
+        (elem,), count = self.comprehension(node, st, [node.elt], count=True)
         box = Box((node, self.frame.ctx), "list")
         self.allocate(box.oid, st)  # a new list: what the last one made here held is not in it
         st.own_heap()[(box.oid, "*")] = elem
         st.own_heap()[(box.oid, "sealed")] = Const(True)
+        if count is not None and type(node) is ast.ListComp:  # (a set may have fewer)
+            st.own_heap()[(box.oid, "count")] = Const(count)
         return box
 
     e_SetComp = e_ListComp
@@ -2575,9 +2584,16 @@ def _known_length(v: Val, st: State):
     """``len(v)`` where it is certain: a tuple, a list whose items are known, a Sequential or
     ModuleList whose modules are all known (``for i in range(len(net))`` walks each)."""
     if type(v) is Box:
+        count = st.heap.get((v.oid, "count"))  # made by a comprehension over a known length
+        if type(count) is Const:
+            return count.value
         v = st.heap.get((v.oid, "items"))
     if type(v) is Tup:
         return len(v.items)
+    if type(v) is Iter and v.wrap is not None and v.wrap[0] == "range" and len(v.wrap) == 3 \
+            and type(v.wrap[1]) is Const and type(v.wrap[2]) is Const \
+            and type(v.wrap[1].value) is int and type(v.wrap[2].value) is int:
+        return max(v.wrap[2].value - v.wrap[1].value, 0)  # ``range(2)``
     if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) \
             and all(_module_item(c) for c in v.children) and _counted(v):
         return len(v.children)

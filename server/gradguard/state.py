@@ -342,6 +342,7 @@ def forget_items(st: State, box: Box) -> None:
         heap.pop((box.oid, "items"), None)
         heap.pop((box.oid, "sealed"), None)
         heap.pop((box.oid, "kwkeys"), None)
+        heap.pop((box.oid, "count"), None)
     if st.heap.get((box.oid, "keyed")) == KNOWN:
         # the keys known present may be gone: no longer known (False, not dropped, so that a
         # join with a path where they are still there does not keep them)

@@ -616,6 +616,9 @@ def _shape_arg(v: Val, node, st: State):
         return tuple(_shape_arg(x, None, st) for x in v.items)
     if tv is Box and type(st.heap.get((v.oid, "items"))) is Tup:
         return [_shape_arg(x, None, st) for x in st.heap[(v.oid, "items")].items]
+    count = st.heap.get((v.oid, "count")) if tv is Box else None
+    if type(count) is Const:  # ``[p.sum() for p in parts]`` over two parts: two of them
+        return [_shape_arg(st.heap.get((v.oid, "*"), UNKNOWN), None, st)] * count.value
     if tv is Box and v.kind == "list" and not isinstance(node, (ast.List, ast.Tuple)):
         return shapes.Seq(_shape_arg(st.heap.get((v.oid, "*"), UNKNOWN), None, st))
     if tv is Box and isinstance(node, (ast.List, ast.Tuple)) \
