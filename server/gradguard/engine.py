@@ -52,6 +52,8 @@ MAX_SUBMODULE_DEPTH = 6
 # call sites that tell an op's segments and storages apart: a model called twice from the
 # training loop (``net(x)``, ``net(x2)``) runs its layers' in-place ops four calls deep
 CONTEXT_DEPTH = 4
+# plain objects made of their keywords, read by attribute
+NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 # Budgets, in abstract steps (statements and calls) executed. Past its budget a call is
 # abandoned and its result is unknown (as if it were an unresolved library call); past the
 # file's budget the rest of the file is. Unknown never yields an error-severity finding, so a
@@ -495,7 +497,7 @@ class Engine(TorchModel, Autograd):
         """``name`` is the variable of the loop this statement is directly in, and that loop walks
         every parameter of a module (``for p in model.parameters(): <this statement>``)."""
         loop = self.frame.loops[-1].node if self.frame.loops else None
-        if not (isinstance(loop, ast.For) and isinstance(name, ast.Name) and self.stmt in loop.body):
+        if not (isinstance(loop, ast.For) and isinstance(name, ast.Name) and _every_iteration(self.stmt, loop.body)):
             return False
         target = loop.target.elts[-1] if isinstance(loop.target, ast.Tuple) and loop.target.elts else loop.target
         it = loop.iter
@@ -780,6 +782,8 @@ class Engine(TorchModel, Autograd):
                 self.escaped(value)
             if type(obj) is Obj:
                 st.own_heap()[(obj.oid, target.attr)] = value
+            elif type(obj) is Box and obj.kind == "namespace":
+                st.own_heap()[(obj.oid, ("k", target.attr))] = value
             elif type(obj) is Layer and target.attr == api.IN_PLACE_ATTRIBUTE and obj.config is not None:
                 st.own_heap()[in_place_key(obj)] = value  # ``m.inplace = True`` on a built layer
             elif type(obj) is Tensor and target.attr == api.GRAD_ATTRIBUTE:
@@ -1388,6 +1392,8 @@ class Engine(TorchModel, Autograd):
             return self.each(recv, st, lambda option, s: self.attr(option, name, s, node))
         if t is LibRef:
             return LibRef(f"{recv.qual}.{name}")
+        if t is Box and recv.kind == "namespace":
+            return st.heap.get((recv.oid, ("k", name)), UNKNOWN)
         if t is Tensor:
             if name == api.GRAD_ATTRIBUTE:
                 # (read back through a container or a loop, its segments may be aged copies)
@@ -1470,9 +1476,22 @@ class Engine(TorchModel, Autograd):
             return Bound(recv, name)
         return UNKNOWN
 
+    def namespace(self, kwargs: dict, node, st: State) -> Box:
+        """``SimpleNamespace(lr=0.1, fix_encoder=True)``: an object whose attributes are those
+        keywords (and what is assigned to it later), like a dict read by attribute."""
+        box = Box((node, self.frame.ctx), "namespace")
+        self.allocate(box.oid, st)
+        heap = st.own_heap()
+        for key, (value, _) in kwargs.items():
+            if key is not UNBOUND:  # (``**options``: names not known, read as unknown)
+                heap[(box.oid, ("k", key))] = value
+        return box
+
     # ----------------------------------------------------------------- calls
     def call(self, callee: Val, args: list, kwargs: dict, node, st: State) -> Val:
         t = type(callee)
+        if t is LibRef and callee.qual in NAMESPACES and not args:
+            return self.namespace(kwargs, node, st)
         if t is LibRef:
             if not is_torch(callee.qual):  # ``random.shuffle(xs)`` may change it in place
                 for v, _ in [*args, *kwargs.values()]:
@@ -2578,6 +2597,20 @@ def _bind_params(fn: Func, args: list, kwargs: dict, unknown_rest: bool) -> dict
     if params:
         locals_["$self"] = locals_.get(params[0].arg, UNKNOWN)
     return locals_
+
+
+def _every_iteration(stmt, body) -> bool:
+    """``stmt`` runs in each pass over ``body``: it is one of its statements, or it is in a
+    branch of one of its ``if`` statements whose other branch runs the same statement."""
+    if any(s is stmt for s in body):
+        return True
+    same = ast.dump(stmt)
+    for s in body:
+        if type(s) is ast.If:
+            for mine, other in ((s.body, s.orelse), (s.orelse, s.body)):
+                if _every_iteration(stmt, mine) and any(ast.dump(o) == same for o in other):
+                    return True
+    return False
 
 
 def _known_length(v: Val, st: State):
