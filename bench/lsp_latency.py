@@ -1,7 +1,10 @@
 """Latency and memory of the GradGuard language server on real code, through the real process.
 
     python bench/lsp_latency.py [--corpus DIR] [--scripts 20] [--slowest 3] [--edits 12]
-                                [--files 200] [--quick]
+                                [--files 200] [--quick] [--build wheel|source]
+
+The server runs from the wheel users install (``build_under_test.py``; ``--build source``: the
+working tree's sources, pure Python), and so does the in-process analysis it is compared with.
 
 Files come from the real-code corpus (``bench/real/corpus.py`` builds it): the ``--scripts``
 longest training scripts (files with a ``.backward(`` call, up to ``--max-lines``) and the
@@ -36,7 +39,13 @@ from pygls.lsp.client import BaseLanguageClient
 from pygls.workspace import TextDocument
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "server"))
+sys.path.insert(0, str(HERE))
+import build_under_test  # noqa: E402
+
+_build = argparse.ArgumentParser(add_help=False)
+_build.add_argument("--build", choices=build_under_test.BUILDS, default="wheel")
+SITE = build_under_test.folder(_build.parse_known_args()[0].build)
+sys.path.insert(0, SITE)
 
 from gradguard.analysis import analyze_source  # noqa: E402
 from gradguard.lsp.server import DEBOUNCE_SECONDS  # noqa: E402
@@ -133,7 +142,8 @@ class Client(BaseLanguageClient):
 
 async def session(pull: bool, root: Path) -> Client:
     client = Client()
-    await client.start_io(sys.executable, "-m", "gradguard", "lsp")
+    await client.start_io(sys.executable, "-m", "gradguard", "lsp",
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (SITE, os.environ.get("PYTHONPATH"))))})
     text_caps = lsp.TextDocumentClientCapabilities(
         hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown]),
         publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(related_information=True,
@@ -320,7 +330,10 @@ async def main() -> None:
     parser.add_argument("--edits", type=int, default=12)
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="5 scripts, 1 slow file, 4 edits, 40 files")
+    parser.add_argument("--build", choices=build_under_test.BUILDS, default="wheel",
+                        help="the wheel users install (default) or the sources, pure Python")
     args = parser.parse_args()
+    print(build_under_test.describe(SITE))
     if args.quick:
         args.scripts, args.slowest, args.candidates, args.edits, args.files = 5, 1, 40, 4, 40
     if not args.corpus.is_dir():
