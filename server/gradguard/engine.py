@@ -54,6 +54,8 @@ MAX_SUBMODULE_DEPTH = 6
 CONTEXT_DEPTH = 4
 # plain objects made of their keywords, read by attribute
 NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+# double-ended queues: lists, as far as the tensors they hold go (appendleft, popleft, maxlen)
+DEQUES = frozenset({"collections.deque"})
 # Budgets, in abstract steps (statements and calls) executed. Past its budget a call is
 # abandoned and its result is unknown (as if it were an unresolved library call); past the
 # file's budget the rest of the file is. Unknown never yields an error-severity finding, so a
@@ -1492,6 +1494,8 @@ class Engine(TorchModel, Autograd):
         t = type(callee)
         if t is LibRef and callee.qual in NAMESPACES and not args:
             return self.namespace(kwargs, node, st)
+        if t is LibRef and callee.qual in DEQUES:  # a list for what the analysis follows
+            return self.builtin_call("list", args[:1], {}, node, st)
         if t is LibRef:
             if not is_torch(callee.qual):  # ``random.shuffle(xs)`` may change it in place
                 for v, _ in [*args, *kwargs.values()]:
@@ -2078,7 +2082,7 @@ class Engine(TorchModel, Autograd):
         items = st.heap.get((box.oid, "items"))
         if name not in ("get", "values", "items", "keys", "copy", "index", "count"):
             forget_items(st, box)
-        if name in ("append", "add", "insert", "setdefault") and vals:
+        if name in ("append", "add", "insert", "setdefault", "appendleft") and vals:
             value = vals[-1] if name != "setdefault" else (vals[1] if len(vals) > 1 else NONE)
             st.own_heap()[key] = join_elements(st.heap[key], value) if key in st.heap else value
             # (in a loop analysed to its fixpoint the list grows each pass: its length is not known)
@@ -2086,11 +2090,11 @@ class Engine(TorchModel, Autograd):
                     and not _same_site(value, items.items) and all(loop.unrolled for loop in self.frame.loops):
                 st.own_heap()[(box.oid, "items")] = Tup(items.items + (value,))  # still known item by item
             return NONE if name != "setdefault" else self._weak(st.heap[key])
-        if name in ("extend", "update") and vals:
+        if name in ("extend", "update", "extendleft") and vals:
             elem = self.iter_elem(vals[0], st, node) if name == "extend" else self.dict_values(vals[0], st)
             st.own_heap()[key] = join(st.heap[key], elem) if key in st.heap else elem
             return NONE
-        if name in ("pop", "get", "popitem"):
+        if name in ("pop", "get", "popitem", "popleft"):
             return self._weak(st.heap.get(key, UNKNOWN))
         if name in ("values", "items"):  # a view: iterating it walks the whole dict
             return Iter(wrap=("view", box, name))
