@@ -370,6 +370,7 @@ class WorkspaceScope:
                 if path in gone and path not in told and not self._is_open(uri):
                     self._publish(uri, path, [])
             named = f": {', '.join(end['paths'])}" if end["paths"] else ""  # what a change reached
+            progress.end(end["end"])  # (before the log: a client that reads it sees the scan ended)
             self.server.log(f"GradGuard workspace scan: {end['end']} file{'s' * (end['end'] != 1)}{named}")
         finally:
             progress.end(end["end"] if end else len(told))
