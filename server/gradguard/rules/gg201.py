@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 
+from ..torch_api import OPTIMIZER_STEP_METHODS
 from ..values import UNKNOWN, Const
 from . import FixIntent, Report, Rule, short
 
@@ -75,18 +76,27 @@ def on_step(ev) -> Report | None:
     elif isinstance(applied, ast.Call) and isinstance(applied.func, ast.Attribute) and isinstance(applied_stmt, ast.Expr) \
             and applied_stmt.value is applied:
         # right after the step that applied them: gradients accumulated before a step still add up
-        owner = short(applied.func.value)
-        fixes = (FixIntent("insert_after", f"Clear the gradients after `{short(applied)}`: `{owner}.zero_grad()`",
-                           (("after", applied_stmt),), preferred=True, texts=(("statement", f"{owner}.zero_grad()"),)),)
+        clear = _clearing(applied)
+        fixes = (FixIntent("insert_after", f"Clear the gradients after `{short(applied)}`: `{clear}`",
+                           (("after", applied_stmt),), preferred=True, texts=(("statement", clear),)),)
     elif isinstance(ev.node, ast.Call) and isinstance(ev.node.func, ast.Attribute) and stmt is not None:
-        owner = short(ev.node.func.value)
-        fixes = (FixIntent("insert_before", f"Clear the gradients first: `{owner}.zero_grad()`", (("before", stmt),),
-                           preferred=True, texts=(("statement", f"{owner}.zero_grad()"),)),)
+        clear = _clearing(ev.node)
+        fixes = (FixIntent("insert_before", f"Clear the gradients first: `{clear}`", (("before", stmt),),
+                           preferred=True, texts=(("statement", clear),)),)
     target = backward.func.value if isinstance(backward, ast.Call) and isinstance(backward.func, ast.Attribute) \
         else backward
     return Report("GG201", backward, (("call", f"`{short(target)}.backward()`" if target is not backward
                                        else f"`{short(backward)}`"), ("step", step)),
                   True, fixes, frozenset(root for root, _ in stale))
+
+
+def _clearing(call) -> str:
+    """What clears the gradients a step call applied: an optimizer's (or a module's)
+    ``zero_grad()``; for a tensor updated in place by hand (``w.add_(...)``), ``w.grad = None``."""
+    owner = short(call.func.value)
+    if call.func.attr in OPTIMIZER_STEP_METHODS:
+        return f"{owner}.zero_grad()"
+    return f"{owner}.grad = None"
 
 
 def _manual_resets(stale: list, ev):
