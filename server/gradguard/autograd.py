@@ -199,8 +199,10 @@ class Autograd:
         self.aliases.clear()
         self.savers.clear()
 
-    def old_of(self, seg: Seg, loop, older=False) -> Seg:
-        key = (seg.site, seg.ctx, loop, older)
+    def old_of(self, seg: Seg, loop, older=False, part=None) -> Seg:
+        """The aged copy of ``seg`` at the back edge of ``loop``: one for every earlier run, or
+        (``part``: the pass of a loop unrolled item by item) the one of that pass."""
+        key = (seg.site, seg.ctx, loop, older, part)
         old = self.segs.get(key)
         if old is None:
             old = Seg(seg.site, seg.ctx, loop, seg.saves, seg.path, seg.stmt, seg.roots, seg.order, len(self.segs))
@@ -293,6 +295,8 @@ class Autograd:
             places += tuple(("also_written_stmt", stmt) for stmt in written.values())
             if sure.isdisjoint(spoilt):  # walked on some paths only: a maybe
                 places += (("branched", None),)
+            elif held_weakly.issuperset(spoilt):  # in the graph of some element, maybe not this one's
+                places += (("several", None),)
             self.emit("modified_saved", node, st, tuple(ts), target=_outputs_node(node, spec),
                       detail=spec.get("returns") or "backward", places=places)
             if self.killed:

@@ -48,6 +48,7 @@ MAX_RECURSION = 3
 LAYER_BASE = "$layer"  # the heap slot of the torch layer a project's subclass of one is built on
 MAX_UNROLLED = 64  # loops over a model's known submodules unroll, up to this many
 MAX_UNROLLED_BLOCKS = 8  # loops over a ModuleList's blocks, up to this many (each runs a forward)
+MAX_UNROLLED_RANGE = 3  # loops over a range of known bounds, up to this many indices
 MAX_SUBMODULE_DEPTH = 6
 # call sites that tell an op's segments and storages apart: a model called twice from the
 # training loop (``net(x)``, ``net(x2)``) runs its layers' in-place ops four calls deep
@@ -114,13 +115,14 @@ class Frame:
 
 
 class LoopCtx:
-    __slots__ = ("breaks", "continues", "node", "unrolled")
+    __slots__ = ("breaks", "continues", "node", "unrolled", "made")
 
     def __init__(self, node=None, unrolled=False):
         self.breaks: list = []
         self.continues: list = []
         self.node = node  # the loop statement
         self.unrolled = unrolled  # one pass per known item, not a fixpoint
+        self.made: set = set()  # the containers allocated in this pass over the body
 
 
 class Engine(TorchModel, Autograd):
@@ -132,7 +134,7 @@ class Engine(TorchModel, Autograd):
                  "doubt_never", "grad_off", "savers", "walked_segs", "clock", "pending",
                  "withdrawn", "executed", "collect_facts", "limit", "truncated", "cancel",
                  "next_look", "main", "summaries", "several", "several_roots", "trained", "allocated", "flag_vars",
-                 "written_memo", "made_roots", "costly", "comprehending", "inference")
+                 "written_memo", "made_roots", "costly", "comprehending", "alternatives", "inference")
 
     def __init__(self, project):
         self.project = project
@@ -170,6 +172,7 @@ class Engine(TorchModel, Autograd):
         self.several: set = set()  # segments read through one of several containers (``_some``)
         self.several_roots: set = set()  # parameters of modules that stand for several (``unpack``)
         self.comprehending = 0  # comprehension steps being run (one step stands for every element)
+        self.alternatives = 0  # ``each``: an alternative being run (one of several objects, maybe not this one)
         self.inference = 0  # ``torch.inference_mode()`` blocks being run
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
@@ -405,6 +408,11 @@ class Engine(TorchModel, Autograd):
             it = self.call_func(iterable.cls.lookup("__iter__"), [iterable], {}, st, node.iter, bound=True)
             if type(it) in (Box, Tup) or (type(it) is Iter and it.gen is None and it.wrap is not None):
                 iterable = it
+        indices = _range_items(iterable)
+        if indices is not None:
+            # ``for i in range(2)``: each index as it is (``outputs[i]`` is that element), and
+            # what each pass makes its own object (``models.append(nn.Linear(...))``)
+            return self.unrolled(st, node, indices, fresh=True)
         items = self.known_items(iterable, st)
         if items is not None:
             return self.unrolled(st, node, items, exact=not _summary_items(iterable))
@@ -469,18 +477,26 @@ class Engine(TorchModel, Autograd):
             return items  # a tuple's length is fixed: each element as it is (``for s in state: s.detach_()``)
         return None
 
-    def unrolled(self, st, node, items, exact=True):
+    def unrolled(self, st, node, items, exact=True, fresh=False):
         """One pass per element, aging the graphs built in between, like a loop does.
-        ``exact``: each item is one element (not a block that stands for several)."""
+        ``exact``: each item is one element (not a block that stands for several). ``fresh``:
+        the objects each pass makes are its own (else one object, made at one site, stands for
+        those of every pass)."""
         ctx = LoopCtx(node, unrolled=exact)
         self.frame.loops.append(ctx)
         self.created.append(set())
-        cur = st
-        for item in items:
+        cur, weak_before, outer = st, st.wfreed, self.frame.ctx
+        for i, item in enumerate(items):
             ctx.continues = []
             s = cur.copy()
+            if fresh:
+                self.frame.ctx = ((node, i),) + outer[:CONTEXT_DEPTH - 1]
             self.assign(node.target, item, s)
-            cur = self.age(join_states([self.block(node.body, s)] + ctx.continues), node)
+            try:
+                out = self.block(node.body, s)
+            finally:
+                self.frame.ctx = outer
+            cur = self.age(join_states([out] + ctx.continues), node, i if exact else None)
             if cur is None:
                 break
         created = self.created.pop()
@@ -489,8 +505,10 @@ class Engine(TorchModel, Autograd):
         if cur is not None and node.orelse:
             cur = self.block(node.orelse, cur)
         out = join_states([cur] + ctx.breaks)
-        if out is not None:
-            out.promote_weak()
+        if out is not None and out.wfreed:
+            # what the loop's passes freed weakly, each element walked, is freed; not what was
+            # freed weakly before it (a caller's loop over some element of a list)
+            out.promote_weak([s for s in out.wfreed if s not in weak_before])
         return out
 
     s_AsyncFor = s_For
@@ -526,7 +544,7 @@ class Engine(TorchModel, Autograd):
         self.created.append(set())
 
         def iterate(s, first):
-            ctx.continues = []
+            ctx.continues, ctx.made = [], set()
             out = step(s.copy(), first)
             return join_states([out] + ctx.continues)
 
@@ -561,13 +579,16 @@ class Engine(TorchModel, Autograd):
         for key in self.withdrawn & self.reports.keys():
             del self.reports[key]
 
-    def age(self, st: Optional[State], loop) -> Optional[State]:
+    def age(self, st: Optional[State], loop, part=None) -> Optional[State]:
         """At the back edge of ``loop``: what this iteration built becomes the loop's old graph
         (including what inner loops already aged), so the next iteration builds afresh, and the
-        previous iteration's old graph becomes the older one."""
+        previous iteration's old graph becomes the older one. ``part``: the pass of a loop
+        unrolled item by item, whose graph stays apart from the other passes' (the outputs of
+        ``for model in models: outputs.append(model(x))`` are two graphs, not one)."""
         if st is None:
             return None
-        mapping = {s: self.old_of(s, loop) for s in sorted(self.created[-1], key=_uid) if s.old is not loop}
+        mapping = {s: self.old_of(s, loop, part=part) for s in sorted(self.created[-1], key=_uid)
+                   if s.old is not loop}
         if not mapping:
             return st
 
@@ -1103,6 +1124,8 @@ class Engine(TorchModel, Autograd):
             for key in [k for k in st.heap if k[0] == oid]:
                 del st.own_heap()[key]
         self.allocated.add(oid)
+        for loop in self.frame.loops:
+            loop.made.add(oid)
 
     def e_List(self, node, st):
         box = Box((node, self.frame.ctx), "list")
@@ -1223,6 +1246,18 @@ class Engine(TorchModel, Autograd):
         st.own_heap()[(box.oid, "sealed")] = Const(True)
         if count is not None and type(node) is ast.ListComp:  # (a set may have fewer)
             st.own_heap()[(box.oid, "count")] = Const(count)
+            kind = _empty_container(node.elt)
+            if kind is not None and count <= MAX_UNROLLED_BLOCKS:
+                # ``[[] for _ in agents]``: that many lists, each its own (filled one by one,
+                # ``values[i].append(v)``), not one list held for all
+                items = tuple(Box(((node.elt, k), self.frame.ctx), kind) for k in range(count))
+                for item in items:
+                    self.allocate(item.oid, st)
+                st.own_heap()[(box.oid, "items")] = Tup(items)
+                st.own_heap()[(box.oid, "*")] = Alt(items)  # (``values[i]``: one of them)
+                if kind == "list":
+                    for item in items:
+                        st.own_heap()[(item.oid, "items")] = Tup(())
         return box
 
     e_SetComp = e_ListComp
@@ -1371,7 +1406,11 @@ class Engine(TorchModel, Autograd):
         results = []
         for option in alt.options:
             s = st.copy()
-            value = fn(option, s)
+            self.alternatives += 1
+            try:
+                value = fn(option, s)
+            finally:
+                self.alternatives -= 1
             if self.killed:  # this alternative raises; the others may not
                 self.killed = False
             else:
@@ -2084,10 +2123,15 @@ class Engine(TorchModel, Autograd):
             forget_items(st, box)
         if name in ("append", "add", "insert", "setdefault", "appendleft") and vals:
             value = vals[-1] if name != "setdefault" else (vals[1] if len(vals) > 1 else NONE)
+            if self.alternatives:  # into one of several lists (``values[agent].append(v)``), maybe this one
+                value = _held_maybe(value)
             st.own_heap()[key] = join_elements(st.heap[key], value) if key in st.heap else value
-            # (in a loop analysed to its fixpoint the list grows each pass: its length is not known)
-            if name == "append" and box.kind == "list" and type(items) is Tup and len(vals) == 1 \
-                    and not _same_site(value, items.items) and all(loop.unrolled for loop in self.frame.loops):
+            # (in a loop analysed to its fixpoint the list grows each pass: its length is not
+            # known, unless the list is made anew in each pass: ``outputs = []`` in the body)
+            # (nor is that of one list of several the analysis holds as one: ``values[i]`` of
+            # ``[[] for _ in agents]``)
+            if name == "append" and box.kind == "list" and type(items) is Tup and len(vals) == 1 and not box.some \
+                    and not _same_site(value, items.items) and _made_per_pass(box, self.frame.loops):
                 st.own_heap()[(box.oid, "items")] = Tup(items.items + (value,))  # still known item by item
             return NONE if name != "setdefault" else self._weak(st.heap[key])
         if name in ("extend", "update", "extendleft") and vals:
@@ -2334,6 +2378,46 @@ def _opaque(dotted: str) -> bool:
     return dotted.split(".", 1)[0] in api.OPAQUE_PACKAGES
 
 
+def _held_maybe(v: Val) -> Val:
+    """``v`` as a container holds it on some paths only: its graph is a maybe."""
+    if type(v) is Tensor and v.segs and v.maybe != v.segs:
+        return v.but(maybe=v.segs)
+    if type(v) is Tup:
+        return v.like(_held_maybe(x) for x in v.items)
+    return v
+
+
+def _range_items(v: Val) -> Optional[list]:
+    """The indices of a ``range`` of known bounds, if a few."""
+    if type(v) is Iter and v.wrap is not None and v.wrap[0] == "range" and len(v.wrap) == 3 \
+            and type(v.wrap[1]) is Const and type(v.wrap[2]) is Const \
+            and type(v.wrap[1].value) is int and type(v.wrap[2].value) is int \
+            and 0 < v.wrap[2].value - v.wrap[1].value <= MAX_UNROLLED_RANGE:
+        return [Const(i) for i in range(v.wrap[1].value, v.wrap[2].value)]
+    return None
+
+
+def _empty_container(node) -> Optional[str]:
+    """``[]``, ``{}``, ``list()``, ``dict()``: the kind of the new empty container it makes."""
+    if type(node) is ast.List and not node.elts:
+        return "list"
+    if type(node) is ast.Dict and not node.keys:
+        return "dict"
+    if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in ("list", "dict") \
+            and not node.args and not node.keywords:
+        return node.func.id
+    return None
+
+
+def _made_per_pass(box: Box, loops: list) -> bool:
+    """Every loop around the statement is unrolled, but for those inside whose current pass
+    ``box`` was made."""
+    for loop in reversed(loops):
+        if not loop.unrolled:
+            return box.oid in loop.made
+    return True
+
+
 def _same_site(value: Val, items) -> bool:
     """``value`` is an object made where one of ``items`` was (in a loop): the analysis holds
     them as one object, so a list of both is not known item by item."""
@@ -2509,17 +2593,36 @@ def _index_items(node, index: Val):
 
 def _index_loop(node: ast.For):
     """The index variable of ``for i in range(len(xs))``, ``for i in reversed(range(len(xs)))``
-    or ``for i, x in enumerate(xs)`` (counting from 0), else None."""
-    it, target = node.iter, node.target
+    or ``for i, x in enumerate(xs)`` (counting from 0), else None. Not when the body binds the
+    name again (an inner ``for i in range(n)``): ``xs[i]`` there is not the loop's element."""
+    it, target, name = node.iter, node.target, None
     if _call_of(it, "enumerate") and len(it.args) == 1 and type(target) is ast.Tuple and len(target.elts) == 2 \
             and type(target.elts[0]) is ast.Name:
-        return target.elts[0].id
+        name = target.elts[0].id
     if _call_of(it, "reversed") and len(it.args) == 1:
         it = it.args[0]
     if type(target) is ast.Name and _call_of(it, "range") and len(it.args) == 1 \
             and _call_of(it.args[0], "len") and len(it.args[0].args) == 1:
-        return target.id
-    return None
+        name = target.id
+    return name if name is not None and not _binds(node.body, name) else None
+
+
+def _binds(body: list, name: str) -> bool:
+    """Whether these statements assign ``name`` (not looking into the functions and classes
+    they define, whose names are their own; their bodies may not be parsed yet)."""
+    todo = list(body)
+    while todo:
+        node = todo.pop()
+        if type(node) is ast.Name:
+            if node.id == name and type(node.ctx) is not ast.Load:
+                return True
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if getattr(node, "name", None) == name:
+                return True
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _keys_walked(iterable: Val, target) -> Optional[Box]:

@@ -30,7 +30,7 @@ def clear_fix(reuse, locate, main_path: str, parents):
     statements = _statements(scope, home, parents)
     consumed = _read_by(node, statements)
     buffers = [e for e in sorted(consumed) if any(_same(e, r) for r in grown)
-               and _persists(e, home, scope) and not _emptied(e, statements)]
+               and _persists(e, home, scope) and not _emptied(e, statements) and not _indexed(e, scope, consumed)]
     if not any(_same(e, r) for e in buffers for r in filled):
         return None
     anchor = _anchor(stmt, buffers, parents)
@@ -141,6 +141,17 @@ def _same(chain: str, receiver) -> bool:
     if chain == text:
         return True
     return "." in chain and isinstance(receiver, ast.Attribute) and chain.rsplit(".", 1)[1] == receiver.attr
+
+
+def _indexed(chain: str, scope, consumed) -> bool:
+    """The update reads an item of it by a position not counted from the buffers' length
+    (``outputs[i]`` for ``i in range(2)``): emptied, the next read raises."""
+    nodes = list(ast.walk(scope))
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1
+           and ast.unparse(n.args[0]) in consumed for n in nodes):
+        return False  # ``for i in reversed(range(len(rewards)))``
+    return any(isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and not isinstance(n.slice, ast.Slice)
+               and ast.unparse(n.value) == chain for n in nodes)
 
 
 def _persists(chain: str, home, scope) -> bool:

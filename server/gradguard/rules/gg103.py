@@ -15,7 +15,8 @@ from . import FixIntent, Report, Rule, short
 
 
 def on_modified_saved(ev) -> Report | None:
-    places = dict(p for p in ev.places if p[0] not in ("saved", "also_modified_stmt", "also_written_stmt", "branched"))
+    places = dict(p for p in ev.places if p[0] not in ("saved", "also_modified_stmt", "also_written_stmt", "branched",
+                                                      "several"))
     layer = places.pop("modified_layer", None)
     others = [node for key, node in ev.places if key == "also_modified_stmt"]
     written = [node for key, node in ev.places if key == "also_written_stmt"]
@@ -33,7 +34,8 @@ def on_modified_saved(ev) -> Report | None:
     # a backward over a value that went through unresolved code (or that a branch may have cut
     # from the saved tensor's graph) may not reach the saved tensor
     branched = any(key == "branched" for key, _ in ev.places)
-    exact = all(t.exact for t in ev.tensors) and not branched
+    several = any(key == "several" for key, _ in ev.places)
+    exact = all(t.exact for t in ev.tensors) and not branched and not several
     fixes = _fixes(modified, stmt, expr, ev, others, written)
     if layer is not None and any(k.arg == "inplace" for k in layer.keywords):
         # the layer built with inplace=True (or the function called with it): without it, it
@@ -41,7 +43,7 @@ def on_modified_saved(ev) -> Report | None:
         verb = "Call" if layer is modified else "Build"
         fixes = (FixIntent("drop_inplace", f"{verb} `{short(layer.func)}` without `inplace=True`", (("call", layer),),
                            preferred=True),) + tuple(replace(f, preferred=False) for f in fixes)
-    return Report("GG103", ev.node, args, exact, fixes, related=related, branched=branched)
+    return Report("GG103", ev.node, args, exact, fixes, related=related, branched=branched, several=several)
 
 
 def _fixes(modified, stmt, expr, ev, others=(), written=()) -> tuple:
