@@ -263,7 +263,7 @@ def _analyze_within(text, tree, path, root, cells, facts, overlay, cancel) -> An
 
 def _run(text, tree, path, root, cells, facts, overlay, cancel) -> Analysis:
     path = os.path.abspath(path) if not path.startswith("<") else path
-    project = Project(root or (project_root(path) if not path.startswith("<") else os.getcwd()), overlay)
+    project = Project(root or (project_root(path) if not path.startswith("<") else os.getcwd()), overlay, path)
     reach = Reach(project, path, text)
     if not facts and not reach.runs(path) and not (triggered(text) and reach.may_hold_grad(path)):
         # no backward can run from here, nor can another rule's finding be here: nothing to

@@ -756,6 +756,7 @@ class Engine(TorchModel, Autograd):
         name = node.module or ""
         for alias in node.names:
             if alias.name == "*":
+                self.import_star(name, node.level, st)
                 continue
             if node.level == 0 and (is_torch(name) or _opaque(name)):
                 value = LibRef(f"{name}.{alias.name}")
@@ -775,6 +776,26 @@ class Engine(TorchModel, Autograd):
                         value = value or UNKNOWN
             st.bind(alias.asname or alias.name, value)
         return st
+
+    def import_star(self, name: str, level: int, st: State) -> None:
+        """``from utils import *`` of a project module: its ``__all__`` (a list of constants), or
+        its public names. (Another library's names are not known: they stay unbound, unknown.)"""
+        if level == 0 and (is_torch(name) or _opaque(name)):
+            return
+        mod = self.project.load(name, level, self.frame.module, self) if name or level else None
+        if mod is None:
+            return
+        names = [n for n in mod.env if not n.startswith("_")]
+        listed = mod.env.get("__all__")
+        if type(listed) in (Box, Tup):
+            items = listed.items if type(listed) is Tup else st.heap.get((listed.oid, "items"))
+            items = items.items if type(items) is Tup else items
+            if isinstance(items, tuple) and all(type(i) is Const and type(i.value) is str for i in items):
+                names = [i.value for i in items]
+        for n in names:
+            value = mod.env.get(n)
+            if value is not None:
+                st.bind(n, value)
 
     def import_module(self, dotted: str, level: int) -> Val:
         if level == 0 and (is_torch(dotted) or _opaque(dotted)):
@@ -813,6 +834,8 @@ class Engine(TorchModel, Autograd):
                 self.emit("grad_reset", target, st, roots=obj.roots)  # p.grad = None (or zeros)
                 if value == NONE:
                     self.grads_gone(obj.roots, st)
+            elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.integral:
+                self.grad_allowed(truth(value), True)  # refused: a tensor of an integer dtype
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and truth(value) is False:
                 self.freeze(obj.roots, st, self.every_parameter(target.value))
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and obj.roots \

@@ -64,9 +64,13 @@ class ModuleInfo:
 class Project:
     """The files an analysis may read: the analysed file and the project's modules it imports."""
 
-    def __init__(self, root: str, overlay: Optional[dict] = None):
+    def __init__(self, root: str, overlay: Optional[dict] = None, entry: Optional[str] = None):
         self.root = os.path.abspath(root)
         self.search_roots = [p for p in (self.root, os.path.join(self.root, "src")) if os.path.isdir(p)]
+        # the analysed script's folder is on sys.path for every module it imports (a package's
+        # ``from utils.tensors import *`` where ``utils`` sits next to the script)
+        folder = os.path.dirname(os.path.abspath(entry)) if entry and not entry.startswith("<") else None
+        self.entry_dir = folder if folder and not exists(os.path.join(folder, "__init__.py")) else None
         self.modules: dict[str, Optional[ModuleInfo]] = {}
         self.overlay = overlay or {}  # path -> unsaved text (editor buffers)
         self._jedi_project = None
@@ -153,7 +157,7 @@ class Project:
         return self._stamps[path]
 
     def find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
-        return probed(_FOUND, (self.root, dotted, level, importer.directory),
+        return probed(_FOUND, (self.root, dotted, level, importer.directory, self.entry_dir),
                       lambda: self._find(dotted, level, importer))
 
     def _find(self, dotted: str, level: int, importer: ModuleInfo) -> Optional[str]:
@@ -167,7 +171,8 @@ class Project:
         # a script's folder is on sys.path; a package's is not (``from dataclasses import field``
         # inside ``pkg/utils/dataclasses.py`` is the standard library)
         script_dir = [] if exists(os.path.join(importer_dir, "__init__.py")) else [importer_dir]
-        roots = script_dir + [r for r in self.search_roots if r != importer_dir]
+        entry = [self.entry_dir] if self.entry_dir and self.entry_dir != importer_dir else []
+        roots = script_dir + entry + [r for r in self.search_roots if r != importer_dir and r != self.entry_dir]
         candidates = [r for r in roots if parts and (exists(os.path.join(r, parts[0]))
                                                      or exists(os.path.join(r, parts[0] + ".py")))]
         if not candidates:

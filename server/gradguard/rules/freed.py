@@ -49,14 +49,19 @@ class Walk:
         self.module = module  # where the backward is (``resolve.ModuleInfo``)
         self.exact = exact  # the walked values passed through no unresolved code
 
-    def carriers(self, stale) -> dict:
-        """The variables (and attributes of objects they hold) whose value holds ``stale``: a
-        tensor, a tuple of them, or a list whose elements do."""
-        out = {name: v for name, v in self.scope.items() if any(stale in t.segs for t in tensors_in(v))}
+    def held(self) -> set:
+        """The segments the variables and the heap hold."""
+        return {s for d in (self.scope, self.heap) for v in d.values() for t in tensors_in(v) for s in t.segs}
+
+    def carriers(self, stale: frozenset) -> dict:
+        """The variables (and attributes of objects they hold) whose value holds one of the
+        freed segments ``stale``: a tensor, a tuple of them, or a list whose elements do. (Each
+        must be cut for the next walk not to raise: a batch norm's moving mean and variance.)"""
+        out = {name: v for name, v in self.scope.items() if any(not stale.isdisjoint(t.segs) for t in tensors_in(v))}
         for name, box in self.scope.items():
             if type(box) is Box and box.kind == "list":
                 elems = self.heap.get((box.oid, "*"), self.heap.get((box.oid, "items")))
-                if elems is not None and any(stale in t.segs for t in tensors_in(elems)):
+                if elems is not None and any(not stale.isdisjoint(t.segs) for t in tensors_in(elems)):
                     out[name] = box
         for name, obj in self.scope.items():  # attributes kept on objects: model.prev, model[1].h
             if type(obj) in (Obj, Layer):
@@ -76,7 +81,7 @@ class Walk:
         for (oid, attr), v in self.heap.items():
             if oid != obj.oid or not isinstance(attr, str) or not attr.isidentifier():
                 continue
-            if any(stale in t.segs for t in tensors_in(v)):
+            if any(not stale.isdisjoint(t.segs) for t in tensors_in(v)):
                 out[f"{path}.{attr}"] = v
             elif type(v) in (Obj, Layer):
                 self._held_by(v, f"{path}.{attr}", stale, out, depth + 1)
@@ -110,6 +115,14 @@ def known_origin(walk: Walk) -> list:
     return [s for s in walk.infos if s.roots]
 
 
+def _runs(hits, held) -> frozenset:
+    """The freed segments and, for those an earlier iteration ran, the later runs of their op
+    that ``held`` values hold: what holds one at the backward carries it into the next iteration
+    (``self.center = m`` after ``out - self.center`` used the last one)."""
+    sites = {s.site for s in hits if s.old}
+    return frozenset(hits) | frozenset(s for s in held if s.site in sites)
+
+
 def report(code: str, ev, pool: list, hits: list, exact: bool) -> Report:
     """The report of a walk over the freed segments ``hits``, told by the latest of ``pool``."""
     stale = max(pool, key=lambda s: (s.order, not s.old, s.uid))
@@ -118,7 +131,7 @@ def report(code: str, ev, pool: list, hits: list, exact: bool) -> Report:
         value = join(value, t)
     walk = ev.cause
     reuse = Reuse(ev.node, code, exact, stale, {h: walk.infos[h] for h in hits}, value, walk.module,
-                  walk.carriers(stale), absorbed_segments(walk.heap))
+                  walk.carriers(_runs(hits, walk.held())), absorbed_segments(walk.heap))
     return Report(code, ev.node, (), exact, cause=reuse)
 
 
