@@ -48,7 +48,8 @@ MAX_RECURSION = 3
 LAYER_BASE = "$layer"  # the heap slot of the torch layer a project's subclass of one is built on
 MAX_UNROLLED = 64  # loops over a model's known submodules unroll, up to this many
 MAX_UNROLLED_BLOCKS = 8  # loops over a ModuleList's blocks, up to this many (each runs a forward)
-MAX_UNROLLED_RANGE = 3  # loops over a range of known bounds, up to this many indices
+MAX_UNROLLED_RANGE = 3
+TENSOR_TYPE = LibRef("torch.Tensor")  # ``type(t)`` of a tensor: some tensor class (compared with Python's only)  # loops over a range of known bounds, up to this many indices
 MAX_SUBMODULE_DEPTH = 6
 # call sites that tell an op's segments and storages apart: a model called twice from the
 # training loop (``net(x)``, ``net(x2)``) runs its layers' in-place ops four calls deep
@@ -1094,6 +1095,10 @@ class Engine(TorchModel, Autograd):
         if len(rights) == 1 and type(node.ops[0]) in (ast.Is, ast.IsNot) and type(left) is Builtin \
                 and type(rights[0]) is Builtin:
             return Const((left.name == rights[0].name) == (type(node.ops[0]) is ast.Is))
+        if len(rights) == 1 and (type(left) is Builtin or left is TENSOR_TYPE):
+            decided = _same_type(left, node.ops[0], rights[0], st)
+            if decided is not None:
+                return Const(decided)
         if len(rights) == 1 and type(node.ops[0]) in (ast.Is, ast.IsNot) and rights[0] == NONE:
             if type(left) in (Tensor, Layer, Obj, Func, Class, Optim, Box, Tup):
                 return Const(type(node.ops[0]) is ast.IsNot)
@@ -1871,6 +1876,12 @@ class Engine(TorchModel, Autograd):
         if name == "type" and len(vals) == 1 and type(vals[0]) is Const \
                 and type(vals[0].value) in (int, float, str, bool):
             return Builtin(type(vals[0].value).__name__)
+        if name == "type" and len(vals) == 1 and type(vals[0]) in (Tup, Box, Tensor):
+            # ``type(outputs) not in (tuple, list)``: a tuple, a list, a dict, or a tensor (of
+            # some tensor class: a parameter's is not ``torch.Tensor`` itself)
+            v = vals[0]
+            return Builtin("tuple") if type(v) is Tup else Builtin(v.kind) if type(v) is Box \
+                and v.kind in ("list", "dict", "set") else TENSOR_TYPE if type(v) is Tensor else UNKNOWN
         if name == "hasattr" and len(vals) == 2 and type(vals[0]) is Obj and type(vals[1]) is Const \
                 and isinstance(vals[1].value, str) and (vals[0].cls.lookup(vals[1].value) is not None
                                                          or (vals[0].oid, vals[1].value) in st.heap):
@@ -2537,6 +2548,24 @@ def _empty(st: State, box: Box) -> None:
 
 
 _PYTHON_TYPES = {"tuple": (Tup,), "list": (Box,), "dict": (Box,), "set": (Box,)}
+
+
+def _same_type(left: Val, op, right: Val, st: State) -> Optional[bool]:
+    """``type(x) == list``, ``type(x) in (tuple, list)`` for ``type(x)`` known to be a builtin
+    type, or some tensor class (none of Python's); None where unknown."""
+    if type(op) in (ast.In, ast.NotIn):
+        items = right.items if type(right) is Tup else None
+        if type(right) is Box and right.kind in ("list", "set"):
+            known = st.heap.get((right.oid, "items"))
+            items = known.items if type(known) is Tup else None
+        if items is None or not all(type(i) is Builtin and i.name in _PYTHON_TYPES for i in items):
+            return None
+        found = left is not TENSOR_TYPE and any(i.name == left.name for i in items)
+        return found == (type(op) is ast.In)
+    if type(op) in (ast.Eq, ast.NotEq, ast.Is, ast.IsNot) and type(right) is Builtin and right.name in _PYTHON_TYPES:
+        same = left is not TENSOR_TYPE and left.name == right.name
+        return same == (type(op) in (ast.Eq, ast.Is))
+    return None
 
 
 def _isinstance(v: Val, cls: Val) -> Val:

@@ -495,6 +495,36 @@ IN_PLACE_MODULES = {name: tuple(e["inplace_flag"]) for name, e in _generated["mo
 IN_PLACE_FUNCTIONS = {name: tuple(e["inplace_flag"]) for name, e in _generated["functions"].items()
                       if e["inplace_flag"]}
 _not_writing = frozenset(_generated["not_writing"])
+# --- dtypes. Every name of a dtype torch takes (generated): ``torch.long``, ``torch.int64``,
+# the tensor types ``torch.LongTensor`` and ``torch.cuda.LongTensor`` (also as the strings
+# ``x.type("torch.LongTensor")`` takes), the Python types ``int``, ``float``, ``bool`` -> whether a
+# tensor of it can require grad: floating and complex ones can; integer and bool ones cannot
+# (``requires_grad`` on one raises "only Tensors of floating point ... can require gradients", and
+# a cast to one makes a tensor without graph: ``labels = out.type(torch.LongTensor)``).
+DTYPES = _generated["dtypes"]
+DTYPE_KEYWORD = "dtype"
+# Tensor methods that cast to the dtype an argument names: ``x.to(torch.long)``,
+# ``x.to(device, torch.long)``, ``x.to(dtype=...)``, ``x.type(torch.LongTensor)``. Given a
+# tensor (``x.to(y)``, ``x.type_as(y)``) they take its dtype. Only ``type`` takes a dtype's name
+# as a string (``to`` takes a string as a device).
+CAST_METHODS = frozenset({"to", "type", "type_as"})
+DTYPE_STRING_METHODS = frozenset({"type"})
+# Tensor methods (all severing) and functions (all factories) whose result is of an integer or
+# bool dtype whatever they are given (unless a floating ``dtype=``): integer casts, indices,
+# comparisons, tests. Checked against torch by tests/test_torch_dtypes.py.
+INTEGRAL_METHODS = frozenset({"long", "int", "short", "byte", "bool", "eq", "ne", "gt", "lt", "ge", "le",
+                              "argmax", "argmin", "argsort", "nonzero", "isnan", "isinf", "isfinite",
+                              "logical_not", "any", "all", "count_nonzero"})
+INTEGRAL_FUNCTIONS = frozenset({"torch.nn.functional.one_hot", "torch.argmax", "torch.argmin", "torch.argsort",
+                                "torch.multinomial", "torch.bucketize", "torch.searchsorted", "torch.nonzero",
+                                "torch.isnan", "torch.isinf", "torch.isfinite", "torch.eq", "torch.ne",
+                                "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.logical_not",
+                                "torch.logical_and", "torch.logical_or", "torch.randint", "torch.randperm"})
+# Factories whose dtype, without ``dtype=``, follows the Python numbers they are given (at these
+# positions): all of them ints or bools make an integer or bool tensor (``torch.tensor([2])``,
+# ``torch.arange(5)``, ``torch.full((2,), 3)``); a float among them a floating one.
+DATA_TYPED = {"torch.tensor": (0,), "torch.as_tensor": (0,), "torch.asarray": (0,), "torch.arange": (0, 1, 2),
+              "torch.full": (1,)}
 del _generated  # read once, at import; lookups are the dicts above
 
 # Python operators that make running totals (``total += loss``, ``avg = 0.9 * avg + 0.1 * loss``):

@@ -8,8 +8,9 @@ import ast
 from . import shapes
 from . import torch_api as api
 from .state import GRAD_OF, State, forget_items, retarget
-from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Box, Const, Func, GradCtx, Iter, Layer, Number, Obj,
-                     Optim, Partial, Root, Tensor, Tup, TupleType, Val, join, merge_via, tensors_in, truth)
+from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Box, Builtin, Const, Func, GradCtx, Iter, Layer,
+                     LibRef, Number, Obj, Optim, Partial, Root, Tensor, Tup, TupleType, Val, join, merge_via, tensors_in,
+                     truth)
 
 
 class TorchModel:
@@ -155,7 +156,9 @@ class TorchModel:
             why = frozenset()
             if qual in api.COPY_CONSTRUCTORS and args and _literal(args[0][1]) is None:
                 why = frozenset({("detach" if type(args[0][0]) is Tensor else "rebuilt", node)})
-            return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, False), st, why),
+            integral = _made_integral(qual, args, kwargs, st)
+            requires = self.grad_allowed(_kw_truth(kwargs, api.REQUIRES_GRAD, False), integral)
+            return self.shaped(self.leaf(node, requires, st, why, integral),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
         if qual in api.PARAMETERS:
             return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, True), st),
@@ -164,12 +167,16 @@ class TorchModel:
                 type(v) is Const and type(v.value) is int for v, _ in args)) and not kwargs.keys() - {"dtype"}:
             # ``torch.Tensor([1, 3])``, ``torch.as_tensor([[0.5]])``, ``torch.Tensor(2, 3)``: a new
             # leaf of numbers (of that shape), without grad
-            return self.shaped(self.leaf(node, False, st), api.FACTORY_SHAPES.get(qual), args, kwargs, st,
-                               shapes.factory)
+            return self.shaped(self.leaf(node, False, st, integral=_made_integral(qual, args, kwargs, st)),
+                               api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
         if qual in api.DATA_CONVERTERS and not any(any(tensors_in(v)) or type(v) is Box for v, _ in args[:1]):
             # data from lists, NumPy or a library: a leaf without grad (unless the data we do
             # not see is a tensor, which these return as it is)
             return Tensor(NEVER if args and type(args[0][0]) is Const else NO)
+        if qual in api.FUNCTIONS and _dtype_grad(kwargs.get(api.DTYPE_KEYWORD, (None, None))[0]) is False:
+            # ``torch.as_tensor(out, dtype=torch.long)``: a result of an integer dtype, without graph
+            return self.shaped(Tensor(NEVER, storage=self.fresh_storage(node, st), integral=True),
+                               api.SHAPE_FUNCTIONS.get(qual), args, kwargs, st)
         if qual in api.FUNCTIONS:
             base = api.VIEW_FUNCTIONS.get(qual)
             viewed = args[base][0] if base is not None and len(args) > base else None
@@ -281,11 +288,26 @@ class TorchModel:
                          v.site)
         return v
 
-    def leaf(self, node, requires_grad, st, why=frozenset()) -> Tensor:
+    def leaf(self, node, requires_grad, st, why=frozenset(), integral=False) -> Tensor:
         if requires_grad is False:
-            return Tensor(NEVER, why=why, storage=self.fresh_storage(node, st))
+            return Tensor(NEVER, why=why, storage=self.fresh_storage(node, st), integral=integral)
         root = self.new_root(node, "tensor", st)
         return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}), storage=root)
+
+    def grad_allowed(self, requires_grad, integral: bool):
+        """What ``requires_grad`` a tensor gets: none for one of an integer or bool dtype, where
+        asking for it raises ("only Tensors of floating point ... can require gradients"). A
+        program stops there; a statement of a notebook's top level stops only its cell, and the
+        later cells run on what it left (where a cell ends is not known here: the rest of the
+        statement's cell is taken to run too)."""
+        if not integral:
+            return requires_grad
+        if requires_grad is True:
+            module = self.frame.module
+            if not (self.frame.func is None and module.path.endswith(NOTEBOOK_SUFFIX)
+                    and any(s is self.stmt for s in module.tree.body)):
+                self.killed = True
+        return False
 
     def checkpointed(self, qual, args, kwargs, node, st: State) -> Val:
         """``torch.utils.checkpoint.checkpoint(fn, *args)``: ``fn(*args)``, whose result, when
@@ -330,13 +352,19 @@ class TorchModel:
                 return NUMBER if name in api.NUMBER_METHODS else UNKNOWN
             detach = name in api.DETACHES  # the same memory, without the graph
             why = frozenset({("detach", node)}) if detach else frozenset()
+            integral = name in api.INTEGRAL_METHODS or (detach and t.integral) \
+                or _dtype_grad(kwargs.get(api.DTYPE_KEYWORD, (None, None))[0]) is False
             # (``x.new_zeros(n)``: memory of its own, which later in-place writes change)
-            return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else self.fresh_storage(node, st)),
+            return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else self.fresh_storage(node, st),
+                                      integral=integral),
                                api.SHAPE_METHODS.get(name),
                                [(t, recv)] + list(args), kwargs, st)
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
             flag = name == api.REQUIRES_GRAD_SETTER and (truth(args[0][0]) if args else
                                                          _kw_truth(kwargs, api.REQUIRES_GRAD, True))
+            if t.integral:  # refused (or nothing to change): it stays as it is
+                self.grad_allowed(flag, True)
+                return t
             if flag is False and t.leaf:
                 self.freeze(t.roots, st, self.every_parameter(recv))
             elif flag is True and t.leaf:
@@ -363,6 +391,12 @@ class TorchModel:
                     st.own_heap()[key] = join(st.heap[key], out) if key in st.heap else out
                     forget_items(st, box)
             return out
+        if name in api.CAST_METHODS and not args and not kwargs:
+            return UNKNOWN  # ``x.type()``: the name of its type, a string
+        if name in api.CAST_METHODS and _cast_grad(name, args, kwargs) is False:
+            # ``x.type(torch.LongTensor)``, ``x.to(torch.long)``: a tensor of an integer dtype,
+            # without graph (a cast to a floating dtype keeps it: ToCopyBackward0, below)
+            return Tensor(NEVER, exact=t.exact, shape=t.shape, storage=self.fresh_storage(node, st), integral=True)
         if name in api.TENSOR_METHODS:
             operands = list(args) + list(kwargs.values())
             if name in api.LIKE_METHODS or name in api.RECEIVER_ONLY_METHODS:
@@ -518,6 +552,82 @@ class TorchModel:
 def sizes_of(shape: tuple) -> Tup:
     """``x.shape`` of a known shape: a tuple of its sizes (a number where a size is not known)."""
     return Tup(Const(d) if type(d) is int else NUMBER for d in shape)
+
+
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+def _dtype_grad(v: Val, strings: bool = False):
+    """Whether a tensor of the dtype ``v`` names can require grad (``api.DTYPES``); None when it
+    names none the analysis knows. ``strings``: a string names one (``x.type("torch.LongTensor")``)."""
+    if type(v) is LibRef:
+        return api.DTYPES.get(v.qual)
+    if type(v) is Builtin:
+        return api.DTYPES.get(v.name)
+    if strings and type(v) is Const and type(v.value) is str:
+        return api.DTYPES.get(v.value)
+    return None
+
+
+def _cast_grad(name: str, args, kwargs):
+    """Whether the result of a cast (``x.to(...)``, ``x.type(...)``, ``x.type_as(y)``) can
+    require grad, as the dtype it is given says: False for an integer one, also that of a
+    tensor of one (``x.to(labels)``); None when not known."""
+    given = [v for v, _ in args] + [v for k, (v, _) in kwargs.items() if k == api.DTYPE_KEYWORD]
+    for v in given:
+        if type(v) is Tensor and v.integral:
+            return False
+        can = _dtype_grad(v, name in api.DTYPE_STRING_METHODS)
+        if can is not None:
+            return can
+    return None
+
+
+def _made_integral(qual: str, args, kwargs, st: State) -> bool:
+    """A factory's result is known to be of an integer or bool dtype: named so (``dtype=torch.long``,
+    ``torch.LongTensor(...)``), always so (``torch.randint``), or made of Python ints
+    (``torch.tensor([2])``, ``torch.arange(5)``) or of such a tensor (``torch.tensor(labels)``)."""
+    if api.DTYPE_KEYWORD in kwargs:
+        return _dtype_grad(kwargs[api.DTYPE_KEYWORD][0]) is False
+    if qual in api.INTEGRAL_FUNCTIONS or api.DTYPES.get(qual) is False:
+        return True
+    positions = api.DATA_TYPED.get(qual)
+    if positions is None:
+        return False
+    given = [args[i] for i in positions if i < len(args)]
+    return bool(given) and all(_integral_data(v, n, st) for v, n in given)
+
+
+def _integral_data(v: Val, node, st: State) -> bool:
+    """Data that makes a tensor of an integer or bool dtype: ints and bools only, known to the
+    last (``[1, 2]``, ``True``), or a tensor of such a dtype."""
+    if type(v) is Tensor:
+        return v.integral
+    data = _literal(node) if node is not None else None
+    if data is None:
+        data = _known_data(v, st, 0)
+    return _ints(data)
+
+
+def _known_data(v: Val, st: State, depth: int):
+    """The numbers of a value known to the last (no number standing for an unknown one)."""
+    tv = type(v)
+    if tv is Const:
+        return v.value if type(v.value) in (int, float, bool) else None
+    items = v.items if tv is Tup else None
+    if tv is Box:
+        known = st.heap.get((v.oid, "items"))
+        items = known.items if type(known) is Tup else None
+    if items is None or depth > MAX_DATA_DEPTH:
+        return None
+    return [_known_data(x, st, depth + 1) for x in items]
+
+
+def _ints(data) -> bool:
+    """Data of ints and bools only (an empty list makes a float tensor)."""
+    if type(data) is list:
+        return bool(data) and all(_ints(x) for x in data)
+    return type(data) in (int, bool)
 
 
 def _kw_truth(kwargs, name, default):

@@ -160,10 +160,12 @@ class After(Val):
 
 
 class Tensor(Val):
-    __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape", "why", "storage", "maybe")
+    __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape", "why", "storage", "maybe",
+                 "integral")
 
     def __init__(self, grad=NO, leaf=True, segs=frozenset(), roots=frozenset(), via=None,
-                 exact=True, weak=frozenset(), shape=None, why=frozenset(), storage=None, maybe=frozenset()):
+                 exact=True, weak=frozenset(), shape=None, why=frozenset(), storage=None, maybe=frozenset(),
+                 integral=False):
         self.grad = grad
         self.leaf = leaf
         self.segs: frozenset = segs
@@ -183,6 +185,9 @@ class Tensor(Val):
         # segments it holds on some paths only (a branch whose test is unknown cut its graph on
         # the other): a backward over it may walk them or not, so they never make an error
         self.maybe: frozenset = maybe
+        # known to be of an integer or bool dtype (``torch.tensor([2])``, ``x.long()``): torch
+        # never lets such a tensor require grad (a cast to one cuts the graph)
+        self.integral = integral
 
     def but(self, **changes) -> "Tensor":
         """A copy with some fields changed."""
@@ -194,7 +199,7 @@ class Tensor(Val):
         return (type(other) is Tensor and self.grad == other.grad and self.segs == other.segs
                 and self.roots == other.roots and self.leaf == other.leaf
                 and self.exact == other.exact and self.weak == other.weak
-                and self.shape == other.shape and self.maybe == other.maybe)
+                and self.shape == other.shape and self.maybe == other.maybe and self.integral == other.integral)
 
     def __hash__(self):
         return hash((self.grad, self.segs, self.roots))
@@ -520,7 +525,8 @@ def join(a: Val, b: Val) -> Val:
         return Tensor(max(a.grad, b.grad), a.leaf and b.leaf, a.segs | b.segs, a.roots | b.roots,
                       via, a.exact and b.exact, a.weak | b.weak, shapes.join(a.shape, b.shape),
                       a.why | b.why if a.grad == b.grad == NEVER else frozenset(),
-                      a.storage if a.storage == b.storage else None, a.maybe | b.maybe)
+                      a.storage if a.storage == b.storage else None, a.maybe | b.maybe,
+                      a.integral and b.integral)
     if ta is Tensor:  # the other side is None or not a tensor: keep what we know of the tensor
         return a
     if tb is Tensor:

@@ -633,6 +633,7 @@ METHODS = {
     "half": lambda m, g: m(g(3)),
     "bfloat16": lambda m, g: m(g(3)),
     "type_as": lambda m, g: m(g(3), c(1).double()),
+    "type": lambda m, g: m(g(3), torch.float64),  # (x.type() with no dtype is a string)
     "chunk": lambda m, g: m(g(4), 2),
     "split": lambda m, g: m(g(4), 2),
     "narrow": lambda m, g: m(g(4), 0, 1, 2),
@@ -1108,6 +1109,35 @@ def not_writing() -> list:
     return names
 
 
+def dtypes() -> dict:
+    """Every name that stands for a dtype where torch takes one (``torch.long``,
+    ``torch.LongTensor``, ``torch.cuda.LongTensor``, ``int``: ``x.to(dtype)``, ``x.type(...)``,
+    ``dtype=``) -> whether a tensor of that dtype can require grad (floating and complex ones;
+    integer and bool ones are refused: "only Tensors of floating point ... can require gradients")."""
+    named = {f"torch.{n}": getattr(torch, n) for n in dir(torch) if isinstance(getattr(torch, n), torch.dtype)}
+    for prefix, module in (("torch", torch), ("torch.cuda", torch.cuda)):  # the legacy tensor types
+        named.update({f"{prefix}.{n}": getattr(module, n).dtype for n in dir(module)
+                      if n.endswith("Tensor") and isinstance(getattr(getattr(module, n), "dtype", None), torch.dtype)})
+    named.update({t.__name__: t for t in (int, float, bool, complex)})  # Python types torch takes as dtypes
+    import warnings
+
+    out = {}
+    for name, dtype in sorted(named.items()):
+        try:
+            with warnings.catch_warnings():  # complex32 is experimental, quantized deprecated
+                warnings.simplefilter("ignore")
+                t = torch.zeros(1, dtype=dtype)
+        except (RuntimeError, TypeError):  # bit and sub-byte dtypes: no tensor of them is made so
+            continue
+        try:
+            t.requires_grad_()
+        except RuntimeError:
+            out[name] = False
+        else:
+            out[name] = True
+    return out
+
+
 def result_fields(aten: dict) -> dict:
     """The fields of the (values, indices) named tuples ops return (max, sort, topk, ...):
     whether each carries the graph."""
@@ -1136,6 +1166,7 @@ def main() -> None:
     link(api, aten)
     api["result_fields"] = result_fields(aten)
     api["not_writing"] = not_writing()
+    api["dtypes"] = dtypes()
     meta = {"torch": torch.__version__, "python": sys.version.split()[0],
             "command": "python -m gradguard.torchdata.generate"}
     for file, data in (("aten.json", aten), ("api.json", api)):
