@@ -717,7 +717,11 @@ class Engine(TorchModel, Autograd):
         is_gen = module.generators.get(id(node))  # (None: found out when first called)
         closure = dict(st.locals) if st.locals is not None and self.frame.func is not None else None
         fn = Func(node, module, (defaults, kw_defaults), is_gen, grad_mode, closure, grad_site)
-        st.bind(node.name, fn)
+        accessor = _property_accessor(node)
+        if accessor is not None:  # ``@value.setter``: the property keeps its getter, and this as its setter
+            st.bind(f"{node.name}${accessor}", fn)
+        else:
+            st.bind(node.name, fn)
         return st
 
     s_AsyncFunctionDef = s_FunctionDef
@@ -825,7 +829,10 @@ class Engine(TorchModel, Autograd):
             obj = self.ev(target.value, st)
             if obj is UNKNOWN:
                 self.escaped(value)
-            if type(obj) is Obj:
+            setter = obj.cls.lookup(f"{target.attr}$setter") if type(obj) is Obj else None
+            if type(setter) is Func:  # ``entry.value = 0.0`` runs the property's setter
+                self.invoke(setter, [obj, value], {}, st, target, bound=True)
+            elif type(obj) is Obj:
                 st.own_heap()[(obj.oid, target.attr)] = value
             elif type(obj) is Box and obj.kind == "namespace":
                 st.own_heap()[(obj.oid, ("k", target.attr))] = value
@@ -2729,6 +2736,15 @@ def _is_classmethod(fn) -> bool:
 
 def _is_property(fn) -> bool:
     return "property" in set(_decorator_names(fn))
+
+
+def _property_accessor(fn) -> Optional[str]:
+    """"setter" / "deleter" for ``@<name>.setter`` on a ``def <name>``, else None."""
+    for deco in fn.decorator_list:
+        if type(deco) is ast.Attribute and deco.attr in ("setter", "deleter") and type(deco.value) is ast.Name \
+                and deco.value.id == fn.name:
+            return deco.attr
+    return None
 
 
 def _bind_params(fn: Func, args: list, kwargs: dict, unknown_rest: bool) -> dict:
