@@ -1206,7 +1206,7 @@ VERIFIED_TABLES = {"CHECKPOINTS", "CHECKPOINT_REENTRANT", "RECEIVER_ONLY_METHODS
     # here, below
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
     "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
-    "REGISTER_BUFFER", "MODULE_BUFFER_METHODS", "MODULE_NAMED_BUFFERS", "LAYERS_WITH_BUFFERS",
+    "REGISTER_BUFFER", "MODULE_BUFFER_METHODS", "MODULE_NAMED_BUFFERS", "LAYERS_WITH_BUFFERS", "GRAD_MODE_QUERIES",
 }
 
 
@@ -1381,6 +1381,18 @@ def test_every_table_is_verified():
     tables = {name for name in vars(api) if name.isupper()}
     assert tables - VERIFIED_TABLES == set(), "tables in torch_api.py without a test here"
     assert VERIFIED_TABLES - tables == set(), "tests for tables no longer in torch_api.py"
+
+
+@pytest.mark.parametrize("name", sorted(api.GRAD_MODE_QUERIES))
+def test_grad_mode_query_reads_the_mode_it_names(name):
+    query, mode = resolve(name), api.GRAD_MODE_QUERIES[name]
+    expected = {"grad": (True, False, False), "inference": (False, False, True)}[mode]
+    outside = query()
+    with torch.no_grad():
+        in_no_grad = query()
+    with torch.inference_mode():
+        in_inference = query()
+    assert (outside, in_no_grad, in_inference) == expected
 
 
 @pytest.mark.parametrize("name", sorted(api.DATA_CONVERTERS))

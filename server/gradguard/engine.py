@@ -22,6 +22,7 @@ The engine never imports or executes the analysed code.
 from __future__ import annotations
 
 import ast
+import builtins
 import operator
 from itertools import compress
 from operator import is_not
@@ -92,6 +93,12 @@ class OverBudget(Exception):
 class Cancelled(Exception):
     """The caller asked the analysis to stop (a newer version of the document arrived)."""
 
+PYTHON_BUILTINS = frozenset(dir(builtins))
+# what IPython binds in a notebook besides Python's builtins
+NOTEBOOK_NAMES = frozenset({"display", "get_ipython", "In", "Out", "exit", "quit"})
+# code that may bind module names the analysis does not see being bound
+_BINDS_UNSEEN = ("import *", "globals()", "exec(", "locals()", "__builtins__", "builtins.", "setattr(sys.modules",
+                 "vars()")
 BUILTINS = frozenset({
     "range", "len", "enumerate", "zip", "list", "tuple", "dict", "set", "sorted", "reversed",
     "iter", "next", "sum", "min", "max", "abs", "float", "int", "str", "bool", "print",
@@ -626,7 +633,8 @@ class Engine(TorchModel, Autograd):
 
     def s_Return(self, node, st):
         value = self.ev(node.value, st) if node.value is not None else NONE
-        self.frame.returns.append((value, st))
+        if not self.killed:  # (a return whose value raises returns nothing)
+            self.frame.returns.append((value, st))
         return None
 
     def s_Raise(self, node, st):
@@ -677,7 +685,12 @@ class Engine(TorchModel, Autograd):
         self.ev(node.subject, st)
         outs = [st]
         for case in node.cases:
-            outs.append(self.block(case.body, st.copy()))
+            s = st.copy()
+            for part in ast.walk(case.pattern):  # the names a pattern captures
+                captured = getattr(part, "name", None) or getattr(part, "rest", None)
+                if isinstance(captured, str):
+                    s.bind(captured, UNKNOWN)
+            outs.append(self.block(case.body, s))
         return join_states(outs)
 
     def s_Global(self, node, st):
@@ -964,10 +977,25 @@ class Engine(TorchModel, Autograd):
                 return Builtin(node.id)
             if node.id == "__name__":
                 return Const(self.frame.module.name)
+            if self.unbound(node.id):
+                self.killed = True  # a NameError: an exercise's stub returns names it never set
             return UNKNOWN
         if self.collect_facts:
             self.note_tensor(node, value, st)
         return value
+
+    def unbound(self, name: str) -> bool:
+        """Reading ``name`` surely raises NameError: no path here bound it (a join keeps a name
+        bound on any path), it is no builtin, and nothing the analysis does not follow may bind
+        it (a star import of another library, ``globals()``, ``exec``; a closure's later
+        bindings, which the analysis copies at the ``def``)."""
+        if name in PYTHON_BUILTINS or name.startswith("_") or name in NOTEBOOK_NAMES:
+            return False
+        fn = self.frame.func
+        if fn is not None and fn.closure is not None:
+            return False
+        text = self.frame.module.text
+        return not any(hint in text for hint in _BINDS_UNSEEN)
 
     def e_Attribute(self, node, st):
         return self.attr(self.ev(node.value, st), node.attr, st, node)

@@ -207,6 +207,9 @@ GRAD_MODE = {
     "torch.autograd.grad_mode.set_grad_enabled": "arg0",
     "torch.autograd.grad_mode.inference_mode": "not_arg0",
 }
+# Calls that read the mode: whether grad recording is on / inference mode is on.
+GRAD_MODE_QUERIES = {"torch.is_grad_enabled": "grad",
+                     "torch.is_inference_mode_enabled": "inference"}
 
 # nn.Module classes (generated, see above): has trainable parameters, whether its forward saves
 # tensors (in train() mode, with the default constructor arguments), what it returns: absent

@@ -99,6 +99,10 @@ class TorchModel:
             return Iter(wrap=(kind, tuple(v for v, _ in args[:_ITERATES_ITEMS[qual]])))
         if qual in api.CHECKPOINTS and args:
             return self.checkpointed(qual, args, kwargs, node, st)
+        if qual in api.GRAD_MODE_QUERIES and not args:  # ``if not torch.is_grad_enabled():`` (a batch norm's eval path)
+            if api.GRAD_MODE_QUERIES[qual] == "inference":
+                return Const(self.inference > 0)
+            return Const(st.grad) if st.grad is not None else UNKNOWN
         if qual == api.IS_TENSOR and len(args) == 1:  # known for a tensor and for a Python value
             kind = type(args[0][0])
             return Const(True) if kind is Tensor else Const(False) if kind in (Const, Number, Tup, Box) else UNKNOWN
