@@ -442,7 +442,9 @@ class Engine(TorchModel, Autograd):
         # ``for i in range(len(xs))``, ``for i, layer in enumerate(layers)``: lists indexed by i
         # (xs and the lists filled alongside it, ``values[i]``, ``log_probs[i]``, a hidden state
         # per layer ``hs[i]``) are read element after element, from the first
-        indexed = _index_loop(node)
+        indexed = node.__dict__.get("_gg_index", False)
+        if indexed is False:  # (worked out once per loop: its body is walked)
+            indexed = node._gg_index = _index_loop(node)
         if indexed:
             self.frame.elements[("index", indexed)] = True
         # ``for k in d: d[k] = f(d[k])``: each key once, so ``d[k]`` reads the value the key had
@@ -994,8 +996,10 @@ class Engine(TorchModel, Autograd):
         fn = self.frame.func
         if fn is not None and fn.closure is not None:
             return False
-        text = self.frame.module.text
-        return not any(hint in text for hint in _BINDS_UNSEEN)
+        module = self.frame.module
+        if module.binds_unseen is None:
+            module.binds_unseen = any(hint in module.text for hint in _BINDS_UNSEEN)
+        return not module.binds_unseen
 
     def e_Attribute(self, node, st):
         return self.attr(self.ev(node.value, st), node.attr, st, node)

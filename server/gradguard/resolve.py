@@ -33,6 +33,7 @@ class ModuleInfo:
         self.unwalked: list = []  # the functions ``written`` has not looked into: bodies not parsed yet
         self.writes: dict = {}  # attribute -> whether ``written`` has it (or ``"*"``)
         self.settled: dict = {}
+        self.binds_unseen: Optional[bool] = None  # whether code may bind names unseen (``import *``, ``exec``)
 
     def release(self, *namespaces: dict) -> None:
         """Break the reference cycles among this module's values (a class and its methods, the
