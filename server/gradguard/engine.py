@@ -409,7 +409,8 @@ class Engine(TorchModel, Autograd):
         if type(iterable) is Iter and iterable.wrap is not None and iterable.wrap[0] == "range" \
                 and len(iterable.wrap) == 3 and type(iterable.wrap[1]) is Const and type(iterable.wrap[2]) is Const \
                 and type(iterable.wrap[1].value) is int and type(iterable.wrap[2].value) is int \
-                and iterable.wrap[2].value <= iterable.wrap[1].value:
+                and iterable.wrap[2].value <= iterable.wrap[1].value or \
+                type(iterable) is Iter and iterable.wrap == ("empty",):  # no items: the body never runs
             return self.block(node.orelse, st) if node.orelse else st
         if type(iterable) is Obj and type(iterable.cls.lookup("__iter__")) is Func:
             # ``return iter(self.items)``: the loop walks that container, element after element
@@ -1986,6 +1987,10 @@ class Engine(TorchModel, Autograd):
                 return self.call_layer(layer, args, node, st)
         if t is Layer or (t is Obj and recv.cls.is_module):
             if name in api.MODULE_PARAMETER_METHODS:
+                if t is Layer and not recv.children and recv.spec and recv.spec.get("params") is False \
+                        and not recv.spec.get("summary") and (recv.qual in api.MODULE_CONTAINERS
+                                                             or recv.qual in api.MODULE_HOLDERS):
+                    return Iter(wrap=("empty",))  # ``nn.Sequential()`` (an exercise's stub): no parameters
                 params = self.parameters(recv, st)
                 return Iter(Tup((UNKNOWN, params)) if name in api.MODULE_NAMED_METHODS else params)
             if name in api.MODULE_FORWARD_HOOKS and args and type(args[0][0]) is Func:

@@ -226,6 +226,9 @@ class TorchModel:
         if qual.startswith(api.OPTIMIZER_PREFIXES) and qual.rsplit(".", 1)[-1][:1].isupper() \
                 and not qual.startswith(api.NOT_OPTIMIZER_PREFIXES):
             params = args[0][0] if args else kwargs.get("params", (UNKNOWN, None))[0]
+            if type(params) is Iter and params.wrap == ("empty",):
+                self.killed = True  # ValueError: "optimizer got an empty parameter list"
+                return UNKNOWN
             self.trained |= self.roots_of(params, st, 0)
             return Optim(qual, params)
         backward = api.BACKWARD_CALLS.get(qual)
