@@ -49,7 +49,6 @@ MAX_RECURSION = 3
 LAYER_BASE = "$layer"  # the heap slot of the torch layer a project's subclass of one is built on
 MAX_UNROLLED = 64  # loops over a model's known submodules unroll, up to this many
 MAX_UNROLLED_BLOCKS = 8  # loops over a ModuleList's blocks, up to this many (each runs a forward)
-MAX_UNROLLED_RANGE = 3
 TENSOR_TYPE = LibRef("torch.Tensor")  # ``type(t)`` of a tensor: some tensor class (compared with Python's only)  # loops over a range of known bounds, up to this many indices
 MAX_SUBMODULE_DEPTH = 6
 # call sites that tell an op's segments and storages apart: a model called twice from the
@@ -417,11 +416,6 @@ class Engine(TorchModel, Autograd):
             it = self.call_func(iterable.cls.lookup("__iter__"), [iterable], {}, st, node.iter, bound=True)
             if type(it) in (Box, Tup) or (type(it) is Iter and it.gen is None and it.wrap is not None):
                 iterable = it
-        indices = _range_items(iterable)
-        if indices is not None:
-            # ``for i in range(2)``: each index as it is (``outputs[i]`` is that element), and
-            # what each pass makes its own object (``models.append(nn.Linear(...))``)
-            return self.unrolled(st, node, indices, fresh=True)
         items = self.known_items(iterable, st)
         if items is not None:
             return self.unrolled(st, node, items, exact=not _summary_items(iterable))
@@ -488,26 +482,18 @@ class Engine(TorchModel, Autograd):
             return items  # a tuple's length is fixed: each element as it is (``for s in state: s.detach_()``)
         return None
 
-    def unrolled(self, st, node, items, exact=True, fresh=False):
+    def unrolled(self, st, node, items, exact=True):
         """One pass per element, aging the graphs built in between, like a loop does.
-        ``exact``: each item is one element (not a block that stands for several). ``fresh``:
-        the objects each pass makes are its own (else one object, made at one site, stands for
-        those of every pass)."""
+        ``exact``: each item is one element (not a block that stands for several)."""
         ctx = LoopCtx(node, unrolled=exact)
         self.frame.loops.append(ctx)
         self.created.append(set())
-        cur, weak_before, outer = st, st.wfreed, self.frame.ctx
+        cur, weak_before = st, st.wfreed
         for i, item in enumerate(items):
             ctx.continues = []
             s = cur.copy()
-            if fresh:
-                self.frame.ctx = ((node, i),) + outer[:CONTEXT_DEPTH - 1]
             self.assign(node.target, item, s)
-            try:
-                out = self.block(node.body, s)
-            finally:
-                self.frame.ctx = outer
-            cur = self.age(join_states([out] + ctx.continues), node, i if exact else None)
+            cur = self.age(join_states([self.block(node.body, s)] + ctx.continues), node, i if exact else None)
             if cur is None:
                 break
         created = self.created.pop()
@@ -998,6 +984,8 @@ class Engine(TorchModel, Autograd):
         if fn is not None and fn.closure is not None:
             return False
         module = self.frame.module
+        if fn is None and module.text.count(name) > 1:
+            return False  # a top-level read of a name bound later: maybe a statement a skeleton cut out of a body
         if module.binds_unseen is None:
             module.binds_unseen = any(hint in module.text for hint in _BINDS_UNSEEN)
         return not module.binds_unseen
@@ -2463,16 +2451,6 @@ def _held_maybe(v: Val) -> Val:
     if type(v) is Tup:
         return v.like(_held_maybe(x) for x in v.items)
     return v
-
-
-def _range_items(v: Val) -> Optional[list]:
-    """The indices of a ``range`` of known bounds, if a few."""
-    if type(v) is Iter and v.wrap is not None and v.wrap[0] == "range" and len(v.wrap) == 3 \
-            and type(v.wrap[1]) is Const and type(v.wrap[2]) is Const \
-            and type(v.wrap[1].value) is int and type(v.wrap[2].value) is int \
-            and 0 < v.wrap[2].value - v.wrap[1].value <= MAX_UNROLLED_RANGE:
-        return [Const(i) for i in range(v.wrap[1].value, v.wrap[2].value)]
-    return None
 
 
 def _empty_container(node) -> Optional[str]:

@@ -34,8 +34,9 @@ def on_modified_saved(ev) -> Report | None:
     # a backward over a value that went through unresolved code (or that a branch may have cut
     # from the saved tensor's graph) may not reach the saved tensor
     branched = any(key == "branched" for key, _ in ev.places)
-    several = any(key == "several" for key, _ in ev.places)
-    exact = all(t.exact for t in ev.tensors) and not branched and not several
+    resolved = all(t.exact for t in ev.tensors)
+    several = resolved and any(key == "several" for key, _ in ev.places)  # (else unresolved code is the reason)
+    exact = resolved and not branched and not several
     fixes = _fixes(modified, stmt, expr, ev, others, written)
     if layer is not None and any(k.arg == "inplace" for k in layer.keywords):
         # the layer built with inplace=True (or the function called with it): without it, it
