@@ -7,7 +7,8 @@ Usage::
 Each PATH is a fixture: either a single ``.py`` file or a directory holding ``main.py`` (plus any
 modules it imports; the directory is put first on ``sys.path``). All fixtures run in this one
 process, one after another, via ``runpy.run_path``; between fixtures the modules a fixture imported
-from its own directory are dropped, grad mode is reset and ``torch.manual_seed(0)`` is called.
+from its own directory are dropped, grad mode and the default dtype are reset and
+``torch.manual_seed(0)`` is called.
 
 A result is a dict with
 
@@ -459,6 +460,7 @@ def _run_one(path: str, torch, observer: _Observer) -> dict:
     torch.manual_seed(0)
     random.seed(0)
     torch.set_grad_enabled(True)
+    torch.set_default_dtype(torch.float32)  # (a program before it may have set float64)
     observer.reset(fx)
     result: dict = {"status": "clean"}
     start = time.perf_counter()
