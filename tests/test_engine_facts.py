@@ -482,6 +482,15 @@ VIEWS = {
     "write-base-transposed": ("x = w * 2\ne = torch.log(x.t(){copy})\nx.mul_(2)\nloss = e.sum()"),
     "write-detached": ("h = torch.sigmoid(w * 2)\nd = h.detach(){copy}\nd.zero_()\nloss = h.sum()"),
     "write-row-select": ("x = w * 2\ne = x[1]{copy} * x[1]\nx[1].fill_(0)\nloss = e.sum()"),
+    # reshape, flatten and ravel view a contiguous tensor and copy any other (a transposed one,
+    # and what element-wise ops compute from it, keeping its strides)
+    "write-through-flatten": ("h = torch.sigmoid(w * 2)\nv = torch.flatten(h{copy})\nv.mul_(2)\nloss = h.sum()"),
+    "write-through-reshape": ("h = torch.sigmoid(w * 2)\nv = h{copy}.reshape(2, 6)\nv[0] = 5.0\nloss = h.sum()"),
+    "write-through-ravel": ("h = torch.relu(w * 3)\nv = h{copy}.ravel()\nv.zero_()\nloss = h.sum()"),
+    "write-reshaped-transposed": ("h = torch.sigmoid(w * 2).t()\nv = h{copy}.reshape(-1)\nv.mul_(2)\nloss = h.sum()"),
+    "write-flattened-strided": ("h = torch.sigmoid(w.t() * 2)\nv = h{copy}.flatten()\nv.mul_(2)\nloss = h.sum()"),
+    "write-flattened-contiguous": ("h = torch.sigmoid(w.t() * 2).contiguous()\nv = h{copy}.flatten()\nv.mul_(2)\n"
+                                   "loss = h.sum()"),
 }
 
 

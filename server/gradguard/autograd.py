@@ -19,10 +19,12 @@ class Autograd:
 
     __slots__ = ()  # its attributes are Engine's slots
 
-    def op(self, site, inputs, saves, st: State, keeps=None, storage=None) -> Val:
+    def op(self, site, inputs, saves, st: State, keeps=None, storage=None, layout=None) -> Val:
         """A differentiable op: its result carries its inputs' graphs plus a node of its own.
         ``keeps``: which of its tensors the node saves (``torch_api.KEEPS_*``); ``storage``:
-        the memory the result is written to when the op works in place."""
+        the memory the result is written to when the op works in place, or that it views.
+        ``layout``: True when the result may not be contiguous whatever its inputs (a
+        transposed view), False when it is (``contiguous()``); None: strided as an input is."""
         ts = []
         heap = st.heap
         unsure = False  # an input may be a tensor we do not see (or may require grad after all)
@@ -54,10 +56,11 @@ class Autograd:
             for t in tensors_in(v):
                 ts.append((t, n))
         fresh = storage if storage is not None else (site, self.frame.ctx)
+        strided = layout if layout is not None else any(t.strided for t, _ in ts)
         if st.grad is False:  # nothing made without grad recording requires grad
             return Tensor(NEVER, exact=all(t.exact for t, _ in ts),
                           why=frozenset({("grad_off", self.grad_off[-1] if self.grad_off else None)}),
-                          storage=fresh)
+                          storage=fresh, strided=strided)
         if not ts:
             if any(type(v) is Tensor for v, _ in inputs):
                 return Tensor()
@@ -67,7 +70,7 @@ class Autograd:
             never = grad == NEVER and not unsure
             return Tensor(NEVER if never else NO, exact=all(t.exact for t, _ in ts),
                           why=frozenset().union(*(t.why for t, _ in ts)) if never else frozenset(),
-                          storage=fresh)
+                          storage=fresh, strided=strided)
         roots = frozenset().union(*(t.roots for t, _ in ts))
         seg = self.new_seg(site, saves, roots)
         info = st.freed.get(seg) if self.frame.truncated else None
@@ -93,7 +96,7 @@ class Autograd:
                 maybe = frozenset().union(*(t.maybe for t, _ in ts)) - frozenset().union(*(t.segs - t.maybe for t, _ in ts))
                 break
         return Tensor(grad if st.grad else MAYBE, False, below | {seg}, roots, via,
-                      all(t.exact for t, _ in ts), weak, storage=out, maybe=maybe)
+                      all(t.exact for t, _ in ts), weak, storage=out, maybe=maybe, strided=strided)
 
     def keep(self, seg: Seg, kept: frozenset, st: State) -> None:
         """``seg`` (run now) saved the tensors held in ``kept``."""

@@ -920,6 +920,10 @@ class Engine(TorchModel, Autograd):
             items = st.heap.get((value.oid, "items"))
             if type(items) is Tup and len(items.items) == n:
                 return list(items.items)
+        if tv is Iter and value.wrap is not None and value.wrap[0] == "genexp" and 1 < n <= MAX_UNROLLED_BLOCKS:
+            gen = value.wrap[1]
+            if len(gen.generators) == 1 and not gen.generators[0].ifs and _known_length(value.wrap[2], st) == n:
+                return self.each_step(gen, value.wrap[2], n, st)
         if tv in (Iter, Box):
             elem = self.iter_elem(value, st, site)
             if n > 1 and type(elem) in (Obj, Layer):
@@ -934,6 +938,21 @@ class Engine(TorchModel, Autograd):
                 elem = join(elem, item) if elem is not UNKNOWN else item
             return [elem] * n
         return [UNKNOWN] * n
+
+    def each_step(self, gen, outer: Val, n: int, st: State) -> list:
+        """``q1, q2 = (Mlp() for _ in range(2))``: Python runs the element once per step, so each
+        name gets its own objects. Each step runs in a context of its own (``(gen, k)``), so that
+        what it makes (objects, parameters, graphs) is apart from the other steps'."""
+        frame = self.frame
+        outer_ctx = frame.ctx
+        out = []
+        for k in range(n):
+            frame.ctx = (((gen, k),) + outer_ctx)[:CONTEXT_DEPTH]
+            try:
+                out.append(self._comprehension(gen, st, [gen.elt], outer)[0])
+            finally:
+                frame.ctx = outer_ctx
+        return out
 
     # ----------------------------------------------------------------- expressions
     def ev(self, node, st: State) -> Val:
@@ -1353,8 +1372,9 @@ class Engine(TorchModel, Autograd):
             return NUMBER
         if tb is Tensor:
             kind = "basic" if _basic_index(node.slice, index) else "advanced"
+            view = kind in api.VIEW_SUBSCRIPTS
             out = self.op(node, [(base, node.value), (index, node.slice)], api.SUBSCRIPT_SAVES[kind], st,
-                          storage=base.storage if kind in api.VIEW_SUBSCRIPTS else None)
+                          storage=base.storage if view else None, layout=True if view else None)
             items = _index_items(node.slice, index) if kind == "basic" else None
             if items is not None:
                 out.shape = shapes.index(base.shape, items)
@@ -1504,13 +1524,16 @@ class Engine(TorchModel, Autograd):
                 return Tensor(exact=recv.exact, shape=recv.shape)
             if name == api.SHAPE_ATTRIBUTE and type(recv.shape) is tuple:
                 return sizes_of(recv.shape)  # ``x.view(*x.shape[:2], -1)``
+            if name == api.RANK_ATTRIBUTE and type(recv.shape) is tuple:
+                return Const(len(recv.shape))
             if name in api.SEVER_ATTRIBUTES:
                 # sizes are numbers; dtype, device and flags are plain values too, never tensors
                 # (``.to(dtype=x.dtype)`` must not make its result "maybe" require grad)
                 return NUMBER if name in api.NUMBER_ATTRIBUTES or name in api.PLAIN_ATTRIBUTES else UNKNOWN
             if name in api.TENSOR_ATTRIBUTE_VIEWS:
                 return self.shaped(self.op(node, [(recv, _receiver(node))], api.TENSOR_ATTRIBUTE_VIEWS[name], st,
-                                           storage=recv.storage if name in api.VIEW_ATTRIBUTES else None),
+                                           storage=recv.storage if name in api.VIEW_ATTRIBUTES else None,
+                                           layout=True if name in api.VIEW_ATTRIBUTES else None),
                                    api.SHAPE_ATTRIBUTES.get(name), [(recv, _receiver(node))], {}, st)
             if name in api.RESULT_FIELDS:
                 return recv if api.RESULT_FIELDS[name] else Tensor(NEVER, exact=recv.exact)
@@ -1784,6 +1807,8 @@ class Engine(TorchModel, Autograd):
             return self.named_tuple(tuple(name for name, _, _ in cls.fields), args, kwargs, defaults)
         obj = Obj((node, self.frame.ctx), cls)
         self.allocate(obj.oid, st)
+        if cls.is_module:  # nn.Module.__init__ sets it: a module is made in training mode
+            st.own_heap()[(obj.oid, api.TRAINING_ATTRIBUTE)] = Const(True)
         # a dataclass's generated __init__, unless its body defines one (which dataclass keeps)
         generated = cls.fields is not None and type(cls.attrs.get("__init__")) is not Func
         init = not generated and cls.lookup("__init__")
@@ -2817,6 +2842,10 @@ def _known_length(v: Val, st: State):
             and type(v.wrap[1]) is Const and type(v.wrap[2]) is Const \
             and type(v.wrap[1].value) is int and type(v.wrap[2].value) is int:
         return max(v.wrap[2].value - v.wrap[1].value, 0)  # ``range(2)``
+    if type(v) is Iter and v.wrap is not None and v.wrap[0] in ("zip", "enumerate"):
+        parts = v.wrap[1] if v.wrap[0] == "zip" else v.wrap[1:2]
+        counts = [_known_length(x, st) for x in parts]
+        return min(counts) if counts and None not in counts else None  # zip stops at the shortest
     if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) \
             and all(_module_item(c) for c in v.children) and _counted(v):
         return len(v.children)

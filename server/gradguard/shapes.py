@@ -120,6 +120,28 @@ def insert(shape: Shape, dim, size) -> Shape:
     return shape[:pos] + (size,) + shape[pos:]
 
 
+def pieces(kind: str, shape: Shape, size, dim) -> Optional[tuple]:
+    """``x.chunk(n, dim)`` (kind "chunk"), ``x.split(size_or_sizes, dim)`` ("split"),
+    ``x.unbind(dim)`` ("unbind"): (how many tensors, the shape of each) where the count is
+    known, else None. chunk(n) makes pieces of ceil(s / n) rows, so it may make fewer than n."""
+    if type(shape) is not tuple or type(dim) is not int or _dim(dim, len(shape)) is None:
+        return None
+    d = _dim(dim, len(shape))
+    s = shape[d]
+    if kind == "split" and type(size) in (list, tuple) and all(type(x) is int for x in size):
+        piece = size[0] if len(set(size)) == 1 else None
+        return len(size), shape[:d] + (piece,) + shape[d + 1:]
+    if type(s) is not int or s <= 0:
+        return None
+    if kind == "unbind":
+        return s, shape[:d] + shape[d + 1:]
+    if type(size) is not int or size <= 0:
+        return None
+    step = -(-s // size) if kind == "chunk" else size
+    count = -(-s // step)
+    return count, shape[:d] + ((step if s % step == 0 else None),) + shape[d + 1:]
+
+
 def squeeze(shape: Shape, dim) -> Shape:
     if type(shape) is tuple:
         if dim is None and all(d is not None for d in shape):

@@ -313,6 +313,8 @@ PYTHON_VALUE_METHODS = frozenset({"item", "tolist", "numpy", "size", "dim", "num
 NUMBER_METHODS = PYTHON_VALUE_METHODS - {"numpy"}  # Python numbers, no tensor
 NUMBER_ATTRIBUTES = frozenset({"shape", "ndim", "nbytes", "itemsize"})
 SIZE_METHOD = "size"  # x.size(d): the size of dim d, a number known when the shape is
+RANK_METHOD, RANK_ATTRIBUTE = "dim", "ndim"  # x.dim(), x.ndim: known when the rank is
+NUMEL_METHODS = frozenset({"numel", "nelement"})  # known when every size is
 SHAPE_ATTRIBUTE = "shape"  # x.shape, like x.size(): a tuple of the sizes
 # Attributes that are plain values, not tensors (a dtype, a device, a flag).
 PLAIN_ATTRIBUTES = frozenset({"dtype", "device", "layout", "is_cuda", "requires_grad", "is_leaf"})
@@ -480,6 +482,13 @@ RECEIVER_ONLY_METHODS = frozenset(name for name, e in _generated["methods"].item
 VIEW_FUNCTIONS = {name: e["view_of"] for name, e in _generated["functions"].items()
                   if e["view_of"] is not None and name not in _MAY_COPY}
 VIEW_ATTRIBUTES = frozenset(name for name, e in _generated["attributes"].items() if e["view_of"] == 0)
+# Views of a contiguous tensor on contiguous input, copies otherwise (reshape, flatten, ravel).
+RESHAPES = _MAY_COPY
+# Views that keep a contiguous input contiguous; every other view (transpose, permute, expand,
+# a slice, ...) may not, and so may what element-wise ops compute from it.
+DENSE_VIEWS = frozenset({"view", "view_as", "unsqueeze", "squeeze", "unflatten", "detach", "alias", "torch.unsqueeze",
+                         "torch.squeeze", "torch.unflatten", "torch.detach", "torch.alias"})
+DENSE_RESULTS = frozenset({"contiguous"})  # laid out contiguously whatever the input
 # Ops returning (values, indices): the indices never require grad. From the table where torch
 # always returns both (sort, topk, ...); max/min/median/nanmedian only when given a dim.
 SPLIT_OUTPUTS = {**{name: tuple(e["outputs_require_grad"]) for section in ("methods", "functions")
@@ -488,6 +497,11 @@ SPLIT_OUTPUTS = {**{name: tuple(e["outputs_require_grad"]) for section in ("meth
 BY_DIM_SPLIT_OUTPUTS = frozenset({"max", "min", "median", "nanmedian", "torch.max", "torch.min", "torch.median",
                                   "torch.nanmedian"})
 SPLIT_OUTPUT_NAMES = ("values", "indices")
+# Ops that return a tuple of pieces of their input: the kind of cut (``shapes.pieces``), and
+# the position (after the tensor) and keyword of its size argument, none for unbind's.
+PIECES = {"chunk": ("chunk", 0, "chunks"), "split": ("split", 0, "split_size"), "unbind": ("unbind", None, None),
+          "torch.chunk": ("chunk", 0, "chunks"), "torch.split": ("split", 0, "split_size_or_sections"),
+          "torch.unbind": ("unbind", None, None)}
 VIEW_SUBSCRIPTS = frozenset(kind for kind, e in _generated["subscripts"].items() if e["view_of"] == 0)
 # Modules that, built with this flag (keyword, position) true, write their output into their input.
 IN_PLACE_MODULES = {name: tuple(e["inplace_flag"]) for name, e in _generated["modules"].items()

@@ -4,6 +4,7 @@ interpreter (``engine.Engine``)."""
 from __future__ import annotations
 
 import ast
+from math import prod
 
 from . import shapes
 from . import torch_api as api
@@ -184,19 +185,23 @@ class TorchModel:
         if qual in api.FUNCTIONS:
             base = api.VIEW_FUNCTIONS.get(qual)
             viewed = args[base][0] if base is not None and len(args) > base else None
+            if qual in api.RESHAPES and args and _dense(args[0][0]):
+                viewed = args[0][0]  # ``torch.flatten(x, 1)`` of a contiguous x: a view
             if _writes_in_place(qual, args, kwargs):  # ``F.relu(x, inplace=True)``: its result is x
                 viewed = args[0][0]
                 self.modified(viewed.storage, node, st, args[0][1], maker=(node, self.frame.module.path),
                               written=viewed)
             out = self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st,
                           keeps=api.KEEPS_FUNCTIONS.get(qual),
-                          storage=viewed.storage if type(viewed) is Tensor else None)
+                          storage=viewed.storage if type(viewed) is Tensor else None,
+                          layout=True if base is not None and qual not in api.DENSE_VIEWS else None)
             if qual in api.LOSS_SHAPES:
                 kind, leading = api.LOSS_SHAPES[qual]
                 out.shape = shapes.loss(kind, _shape_args(args, st), _shape_kwargs(kwargs, st), len(args) - leading)
                 return out
-            return _split_outputs(qual, self.shaped(out, api.SHAPE_FUNCTIONS.get(qual), args, kwargs, st),
-                                  _given_dim(args[1:], kwargs))
+            out = _split_outputs(qual, self.shaped(out, api.SHAPE_FUNCTIONS.get(qual), args, kwargs, st),
+                                 _given_dim(args[1:], kwargs))
+            return _cut(qual, out, args[0][0] if args else None, args[1:], kwargs)
         if qual in api.MODULES:
             spec = api.MODULES[qual]
             root = self.new_root(node, "params", st) if spec["params"] else None
@@ -355,6 +360,11 @@ class TorchModel:
                 return Const(t.shape[args[0][0].value])  # ``x.size(0)`` of a known size
             if name == api.SIZE_METHOD and not args and not kwargs and type(t.shape) is tuple:
                 return sizes_of(t.shape)  # ``x.size()``: a torch.Size, a tuple of its sizes
+            if not args and not kwargs and type(t.shape) is tuple:
+                if name == api.RANK_METHOD:
+                    return Const(len(t.shape))  # ``if first.dim() == 0:`` decides
+                if name in api.NUMEL_METHODS and all(type(d) is int for d in t.shape):
+                    return Const(prod(t.shape))
             if name in api.PYTHON_VALUE_METHODS:
                 return NUMBER if name in api.NUMBER_METHODS else UNKNOWN
             detach = name in api.DETACHES  # the same memory, without the graph
@@ -408,11 +418,14 @@ class TorchModel:
             operands = list(args) + list(kwargs.values())
             if name in api.LIKE_METHODS or name in api.RECEIVER_ONLY_METHODS:
                 operands = []
-            return _split_outputs(name, self.shaped(
+            return _cut(name, _split_outputs(name, self.shaped(
                 self.op(node, [(t, recv)] + operands,
                         api.TENSOR_METHODS[name], st, keeps=api.KEEPS_METHODS.get(name),
-                        storage=t.storage if name in api.VIEW_METHODS else None),
-                api.SHAPE_METHODS.get(name), [(t, recv)] + list(args), kwargs, st), _given_dim(args, kwargs))
+                        storage=t.storage if name in api.VIEW_METHODS or name in api.RESHAPES and _dense(t) else None,
+                        layout=False if name in api.DENSE_RESULTS else
+                        True if name in api.VIEW_METHODS and name not in api.DENSE_VIEWS else None),
+                api.SHAPE_METHODS.get(name), [(t, recv)] + list(args), kwargs, st), _given_dim(args, kwargs)),
+                        t, args, kwargs)
         if api.is_in_place_method(name):
             self.emit("in_place", node, st, (self.as_now(t, st),), target=recv, detail=name)
             self.modified(t.storage, node, st, recv, written=t)
@@ -562,6 +575,7 @@ def sizes_of(shape: tuple) -> Tup:
 
 
 NOTEBOOK_SUFFIX = ".ipynb"
+MAX_PIECES = 64  # more pieces than this stay one tensor standing for each
 
 
 def _dtype_grad(v: Val, strings: bool = False):
@@ -808,6 +822,33 @@ def _split_outputs(name: str, out: Val, by_dim: bool) -> Val:
         return out
     return Tup((out if grad else Tensor(NEVER, exact=out.exact) for grad in wants),
                api.SPLIT_OUTPUT_NAMES if len(wants) == 2 else None)
+
+
+def _dense(t: Val) -> bool:
+    """Known to be laid out contiguously: a tensor the analysis followed, no transposed view."""
+    return type(t) is Tensor and t.exact and not t.strided
+
+
+def _cut(name: str, out: Val, t: Val, rest, kwargs) -> Val:
+    """``x.chunk(2)``, ``x.split(4)``, ``x.unbind()``: a tuple of its pieces where their number
+    is known from the shape (``[f(p) for p in x.chunk(2)]`` then makes two), else the op's result
+    as it was (a tensor standing for every piece)."""
+    spec = api.PIECES.get(name)
+    if spec is None or type(out) is not Tensor or type(t) is not Tensor:
+        return out
+    kind, pos, key = spec
+    size = None
+    if pos is not None:
+        given = rest[pos][0] if len(rest) > pos else kwargs[key][0] if key in kwargs else None
+        size = given.value if type(given) is Const else \
+            tuple(x.value for x in given.items) if type(given) is Tup and all(type(x) is Const for x in given.items) \
+            else None
+    at = (pos + 1) if pos is not None else 0
+    dim = rest[at][0] if len(rest) > at else kwargs["dim"][0] if "dim" in kwargs else Const(0)
+    cut = shapes.pieces(kind, t.shape, size, dim.value if type(dim) is Const else None)
+    if cut is None or not 0 < cut[0] <= MAX_PIECES:
+        return out
+    return Tup([out.but(shape=cut[1])] * cut[0])
 
 
 def _given_dim(rest, kwargs) -> bool:

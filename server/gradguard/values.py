@@ -161,11 +161,11 @@ class After(Val):
 
 class Tensor(Val):
     __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape", "why", "storage", "maybe",
-                 "integral")
+                 "integral", "strided")
 
     def __init__(self, grad=NO, leaf=True, segs=frozenset(), roots=frozenset(), via=None,
                  exact=True, weak=frozenset(), shape=None, why=frozenset(), storage=None, maybe=frozenset(),
-                 integral=False):
+                 integral=False, strided=False):
         self.grad = grad
         self.leaf = leaf
         self.segs: frozenset = segs
@@ -188,6 +188,10 @@ class Tensor(Val):
         # known to be of an integer or bool dtype (``torch.tensor([2])``, ``x.long()``): torch
         # never lets such a tensor require grad (a cast to one cuts the graph)
         self.integral = integral
+        # may be laid out other than contiguously (a transposed or sliced view, or an op's
+        # result over one: element-wise ops keep their input's strides), so ``reshape`` of it
+        # may copy; otherwise reshape, flatten and ravel return a view of its memory
+        self.strided = strided
 
     def but(self, **changes) -> "Tensor":
         """A copy with some fields changed."""
