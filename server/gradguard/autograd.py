@@ -398,7 +398,8 @@ class Autograd:
             return
         scope = self.frame.func.node if isinstance(self.frame.func, Func) else self.frame.module.tree
         ev = Event(node, tuple(tensors), st.grad, not self.entry, target, detail, self.stmt, scope, places,
-                   frozenset(roots), st.own_heap(), cause)  # (rules may keep facts in it)
+                   frozenset(roots), st.own_heap(), cause,  # (rules may keep facts in it)
+                   self.entry and not self.entry_trains and st.grad is True)
         for rule in rules:
             report = rule.events[event](ev)
             if report is None:

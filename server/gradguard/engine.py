@@ -32,6 +32,7 @@ from . import shapes
 from . import torch_api as api
 from .autograd import Autograd
 from .invariants import settled_names, written_attributes
+from .reach import calls_backward
 from .skeleton import LazyBody
 from .sources import SourceError
 from .state import (GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, retarget,
@@ -136,7 +137,7 @@ class Engine(TorchModel, Autograd):
     """The interpreter: Python semantics here, torch and autograd from its two mixins."""
 
     # the mixins' attributes too (they declare none): read at every step, slots are cheaper than a dict
-    __slots__ = ("project", "segs", "aliases", "reporting", "reports", "entry", "tensor_facts",
+    __slots__ = ("project", "segs", "aliases", "reporting", "reports", "entry", "entry_trains", "tensor_facts",
                  "backward_facts", "called", "created", "frame", "frames", "stmt", "killed",
                  "doubt_never", "grad_off", "savers", "walked_segs", "clock", "pending",
                  "withdrawn", "executed", "collect_facts", "limit", "truncated", "cancel",
@@ -150,6 +151,7 @@ class Engine(TorchModel, Autograd):
         self.reporting = True
         self.reports: dict = {}  # (id(node), code) -> (rules.Report, module): the event rules' findings
         self.entry = False  # analysing a function nothing called, with unknown arguments
+        self.entry_trains = False  # ... whose own text calls a backward (so it runs with grad on)
         self.tensor_facts: dict = {}  # id(Name node) -> (node, module, Tensor, {Seg: FreeInfo})
         self.backward_facts: dict = {}  # id(call) -> (node, module, segs, retains)
         self.called: set = set()
@@ -231,9 +233,10 @@ class Engine(TorchModel, Autograd):
         args = []
         owner = fn.owner
         params = fn.node.args.posonlyargs + fn.node.args.args
-        saved = (self.frame, self.reporting, self.entry)
+        saved = (self.frame, self.reporting, self.entry, self.entry_trains)
         self.frame = Frame(None, module, ())
         self.reporting = self.entry = True
+        self.entry_trains = calls_backward(module.source_of(fn.node))
         if owner is not None and params and not _is_static(fn.node):
             obj = Obj(("entry", id(owner.node)), owner)
             init = owner.lookup("__init__")
@@ -241,7 +244,7 @@ class Engine(TorchModel, Autograd):
                 self.invoke(init, [obj], {}, st, fn.node, bound=True, unknown_rest=True)
             args.append(obj)
         self.invoke(fn, args, {}, st, fn.node, bound=bool(args), unknown_rest=True)
-        self.frame, self.reporting, self.entry = saved
+        self.frame, self.reporting, self.entry, self.entry_trains = saved
 
     # ----------------------------------------------------------------- statements
     def block(self, stmts, st: Optional[State]) -> Optional[State]:
@@ -1939,6 +1942,9 @@ class Engine(TorchModel, Autograd):
                 and isinstance(vals[1].value, str) and (vals[0].cls.lookup(vals[1].value) is not None
                                                          or (vals[0].oid, vals[1].value) in st.heap):
             return Const(True)  # a method of its class, or an attribute set on it (absent: unknown)
+        if name == "hasattr" and len(vals) == 2 and type(vals[0]) is Tensor and type(vals[1]) is Const \
+                and isinstance(vals[1].value, str) and api.tensor_has(vals[1].value):
+            return Const(True)  # ``v.item() if hasattr(v, "item") else v``
         if name == "isinstance" and len(vals) == 2:
             return _isinstance(vals[0], vals[1])
         if name == "getattr" and len(vals) >= 2 and type(vals[1]) is Const and isinstance(vals[1].value, str):

@@ -136,6 +136,15 @@ SAMPLE_METHODS = frozenset({"sample", "sample_n"})
 SEVER_ATTRIBUTES = frozenset({"data", "shape", "dtype", "device", "grad", "requires_grad",
                               "is_leaf", "grad_fn", "ndim", "is_cuda", "layout", "nbytes",
                               "itemsize"})
+
+
+def tensor_has(name: str) -> bool:
+    """Whether every tensor has the attribute ``name`` (``hasattr(x, "item")``), as the tables
+    know: False means not known, not absent."""
+    return name in TENSOR_METHODS or name in SEVER_METHODS or name in SEVER_ATTRIBUTES \
+        or name in TENSOR_ATTRIBUTE_VIEWS
+
+
 # Tensor methods that register a hook and return its handle (nothing of the graph changes now).
 TENSOR_HOOK_METHODS = frozenset({"register_hook"})
 # Of those, the tensor's own memory without its graph (``.data``): never requires grad.

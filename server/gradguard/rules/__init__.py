@@ -96,6 +96,10 @@ class Event:
     facts: Optional[dict] = None
     # for ``walk_freed``: the walk (``freed.Walk``): the freed segments reached and how
     cause: object = None
+    # grad recording is on only as the analysis takes it to be in a function nothing called,
+    # whose own text runs no backward (an inference helper: its callers may well run it under
+    # ``torch.no_grad()``, where what it computes requires no grad)
+    caller_grad: bool = False
 
     def statement_run(self, keep: Callable[[ast.stmt], bool]) -> tuple:
         """``stmt`` and the sibling statements right after it that ``keep`` accepts (a fix
