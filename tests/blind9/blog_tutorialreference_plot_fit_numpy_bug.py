@@ -1,0 +1,31 @@
+# Source: https://tutorialreference.com/python/examples/faq/python-pytorch-error-runtimeerror-cant-call-numpy-on-tensor-that-requires-grad-detach
+"""The guide "Python PyTorch: Solving RuntimeError: Can't call numpy() on Tensor that requires
+grad": converting tensors to NumPy "for tasks like data visualization with Matplotlib" fails on a
+tensor that is part of an active computation graph. A small regression trained on noisy sine
+data, whose fitted curve is handed to a plotting helper (a local stand-in for matplotlib's
+plt.plot, which takes NumPy arrays) with .numpy() on the model's output."""
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def plot_curve(xs, ys, label):
+    """Stand-in for plt.plot(xs, ys, label=label): works on NumPy arrays."""
+    xs, ys = np.asarray(xs).ravel(), np.asarray(ys).ravel()
+    print(label, "points:", len(xs), "y range:", float(ys.min()), float(ys.max()))
+
+
+x = torch.linspace(-3, 3, 64).unsqueeze(1)
+y = torch.sin(x) + 0.1 * torch.randn_like(x)
+model = nn.Sequential(nn.Linear(1, 32), nn.Tanh(), nn.Linear(32, 1))
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+
+for epoch in range(20):
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+
+plot_curve(x.numpy(), y.numpy(), "data")
+y_pred = model(x)
+plot_curve(x.numpy(), y_pred.numpy(), "fit")  # expect: GG107
