@@ -1,0 +1,46 @@
+# Source: https://theneuralbase.com/pytorch/learn/beginner/torch-no-grad-disabling-gradient-tracking/
+"""The post "torch.no_grad() - disabling gradient tracking" and its team note: "torch.inference_mode()
+is faster but ... it will throw RuntimeError if you attempt ANY backward() call", "use it only for
+pure inference", and "wrap your entire validation loop". A classifier script whose shared
+loss helper was decorated with @torch.inference_mode() for the validation loop's speed and is
+also called by the training step: the training loss comes out of inference mode without a
+grad_fn, and its backward raises."""
+import torch
+import torch.nn as nn
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+criterion = nn.CrossEntropyLoss()
+
+
+@torch.inference_mode()
+def compute_loss(model, x, y):
+    return criterion(model(x), y)
+
+
+def validate(model, batches):
+    model.eval()
+    total = sum(compute_loss(model, x, y).item() for x, y in batches)
+    model.train()
+    return total / len(batches)
+
+
+model = Classifier()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+val_batches = [(torch.randn(8, 6), torch.randint(0, 3, (8,))) for _ in range(2)]
+
+for epoch in range(2):
+    x, y = torch.randn(8, 6), torch.randint(0, 3, (8,))
+    optimizer.zero_grad()
+    loss = compute_loss(model, x, y)
+    loss.backward()  # expect: GG104
+    optimizer.step()
+    print(epoch, loss.item(), validate(model, val_batches))
