@@ -502,6 +502,23 @@ def test_views_share_the_version_counter_against_torch(tmp_path, case, copy):
     agrees_with_torch(tmp_path, program, "GG103", "modified by an inplace operation")
 
 
+ALL_ANY = {
+    "all-true": "all(b.numel() > 0 for b in bufs)",
+    "any-false": "not any(b.numel() == 0 for b in bufs)",
+    "all-of-a-tuple": "all((bufs[0].dim() == 1, w.dim() == 1))",
+    "any-of-a-tuple": "any((bufs[1].dim() == 2, w.dim() == 2))",
+}
+
+
+@pytest.mark.parametrize("case", sorted(ALL_ANY))
+def test_all_and_any_decide_a_branch_against_torch(tmp_path, case):
+    """``all``/``any`` run their generator's test on the items: where it is one constant for
+    what stands for every item, the branch is decided (an in-place write that surely runs)."""
+    program = ("import torch\nw = torch.ones(3, requires_grad=True)\nbufs = [torch.zeros(2), torch.zeros(2)]\n"
+               f"y = torch.sigmoid(w * 2)\nif {ALL_ANY[case]}:\n    y.mul_(2)\ny.sum().backward()\n")
+    agrees_with_torch(tmp_path, program, "GG103", "modified by an inplace operation")
+
+
 SPLIT = """\
     import torch
     w = torch.ones(4, 3, requires_grad=True)

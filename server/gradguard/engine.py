@@ -1878,6 +1878,25 @@ class Engine(TorchModel, Autograd):
                 value = UNKNOWN
             st.own_heap()[(obj.oid, name)] = value
 
+    def all_any(self, every: bool, v: Val, st: State) -> Val:
+        """``all(b.numel() > 0 for b in bufs)``: Python runs the generator's test on the items;
+        the test on what stands for every item decides it when it is one constant: all true
+        makes ``all`` true, all false makes ``any`` false (whatever the number of items)."""
+        if type(v) is Iter and v.wrap is not None and v.wrap[0] == "genexp" \
+                and len(v.wrap[1].generators) == 1 and not v.wrap[1].generators[0].ifs:
+            tests = [truth(self._comprehension(v.wrap[1], st, [v.wrap[1].elt], v.wrap[2])[0])]
+        elif type(v) is Tup:
+            tests = [truth(x) for x in v.items]
+        else:
+            return UNKNOWN
+        if every and all(t is True for t in tests):
+            return Const(True)
+        if not every and all(t is False for t in tests):
+            return Const(False)
+        if type(v) is Tup and None not in tests:
+            return Const(any(tests))  # (``all`` with a false item, ``any`` with a true one)
+        return UNKNOWN
+
     def builtin_call(self, name, args, kwargs, node, st) -> Val:
         vals = [a for a, _ in args]
         if name == "range":
@@ -1947,6 +1966,8 @@ class Engine(TorchModel, Autograd):
             return Const(True)  # ``v.item() if hasattr(v, "item") else v``
         if name == "isinstance" and len(vals) == 2:
             return _isinstance(vals[0], vals[1])
+        if name in ("all", "any") and len(vals) == 1 and not kwargs:
+            return self.all_any(name == "all", vals[0], st)
         if name == "getattr" and len(vals) >= 2 and type(vals[1]) is Const and isinstance(vals[1].value, str):
             return self.attr(vals[0], vals[1].value, st, node)
         if name == "dict" and vals and type(vals[0]) in (Box, Iter, Tup):
