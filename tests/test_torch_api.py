@@ -868,6 +868,25 @@ def test_module_base(name):
     assert issubclass(nn.Linear, base)
 
 
+@pytest.mark.parametrize("name", sorted(api.MODULE_WRAPPERS))
+def test_module_wrapper(name):
+    """A wrapper runs the module it wraps (on the CPU: DataParallel without devices calls it;
+    DistributedDataParallel needs a process group, so only its signature is checked)."""
+    cls = resolve(name)
+    pos, key = api.MODULE_WRAPPERS[name]
+    params = list(inspect.signature(cls).parameters)
+    assert params[pos] == key
+    if issubclass(cls, nn.parallel.DistributedDataParallel):
+        assert cls.forward is not nn.Module.forward
+        return
+    inner = nn.Linear(3, 2)
+    wrapped = cls(inner)
+    x = torch.randn(4, 3)
+    assert torch.equal(wrapped(x), inner(x))
+    assert [id(p) for p in wrapped.parameters()] == [id(p) for p in inner.parameters()]
+    assert wrapped.module is inner
+
+
 @pytest.mark.parametrize("name", sorted(api.MODULE_HOLDERS))
 def test_module_holder(name):
     children = [nn.Linear(3, 3), nn.ReLU()]

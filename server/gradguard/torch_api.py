@@ -236,6 +236,12 @@ MODULE_CONTAINERS = frozenset({"torch.nn.Sequential"})
 
 # Base classes that make a user class an nn.Module (calling an instance runs ``forward``).
 MODULE_BASES = frozenset({"torch.nn.Module"})
+# Modules that wrap one (its position and keyword) and run it as it is, on one device: the
+# graph, the parameters and what a backward frees are the wrapped module's. (On several GPUs,
+# DataParallel gathers each replica's outputs: not modelled, as the device count is not known.)
+MODULE_WRAPPERS = {name: (0, "module") for name in (
+    "torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
+    "torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel")}
 
 # Module methods.
 # parameters() yields the Parameters; named_parameters() yields (name, Parameter) pairs.

@@ -100,6 +100,10 @@ class TorchModel:
             return Iter(wrap=(kind, tuple(v for v, _ in args[:_ITERATES_ITEMS[qual]])))
         if qual in api.CHECKPOINTS and args:
             return self.checkpointed(qual, args, kwargs, node, st)
+        if qual in api.MODULE_WRAPPERS:  # ``nn.DataParallel(model)`` runs ``model`` itself
+            pos, key = api.MODULE_WRAPPERS[qual]
+            wrapped = args[pos][0] if len(args) > pos else kwargs[key][0] if key in kwargs else UNKNOWN
+            return wrapped if type(wrapped) in (Layer, Obj) else UNKNOWN
         if qual in api.GRAD_MODE_QUERIES and not args:  # ``if not torch.is_grad_enabled():`` (a batch norm's eval path)
             if api.GRAD_MODE_QUERIES[qual] == "inference":
                 return Const(self.inference > 0)
