@@ -519,6 +519,24 @@ def test_all_and_any_decide_a_branch_against_torch(tmp_path, case):
     agrees_with_torch(tmp_path, program, "GG103", "modified by an inplace operation")
 
 
+def test_an_unresolved_torch_function_over_a_list_may_pass_its_graphs_on(tmp_path):
+    """``pad_sequence(rows)`` is not in the table: what it makes of a list of tensors is not
+    known, so the rows' graphs may reach the backward over its result (a total built into them
+    is walked, maybe: no GG202), and nothing about its result is claimed."""
+    program = textwrap.dedent("""\
+        import torch
+        from torch.nn.utils.rnn import pad_sequence
+        w = torch.ones(4, 3, requires_grad=True)
+        h = w * 2
+        for i in range(3):
+            h = h + (w * i).sum() * 0
+        rows = [h[k][: k + 1] for k in range(4)]
+        padded = pad_sequence(rows, batch_first=True)
+        padded.sum().backward()
+        """)
+    agrees_with_torch(tmp_path, program)
+
+
 SPLIT = """\
     import torch
     w = torch.ones(4, 3, requires_grad=True)

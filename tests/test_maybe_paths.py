@@ -58,6 +58,18 @@ PROGRAMS = {
             loss = torch.zeros((), requires_grad=True)
         loss.backward()
         """,
+    "a penalty weight kept by max() of a number and a graph": """\
+        import sys
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        offset = 100.0 if len(sys.argv) > 1 else -100.0  # cut: the weight stays the number 0
+        beta = 0.0
+        for _ in range(3):
+            bottleneck = (w * 2).sum() - offset
+            beta = max(0, beta + 0.1 * bottleneck)  # one of them, as their values decide
+            loss = (w ** 2).sum() + beta * bottleneck
+            loss.backward()
+        """,
 }
 
 

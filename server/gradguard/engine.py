@@ -107,6 +107,12 @@ BUILTINS = frozenset({
 })
 
 
+# Builtins whose result depends on how many arguments they get (given ``*xs``, unknown).
+_COUNTS_ARGUMENTS = frozenset({"zip", "map", "min", "max", "range", "enumerate", "sum", "isinstance", "hasattr",
+                               "getattr", "type", "all", "any", "sorted", "reversed", "iter", "next", "len",
+                               "list", "tuple", "set", "dict", "filter", "round", "abs", "int", "float"})
+
+
 class Frame:
     __slots__ = ("func", "module", "ctx", "returns", "loops", "caller", "elements", "declared", "truncated")
 
@@ -1899,6 +1905,10 @@ class Engine(TorchModel, Autograd):
 
     def builtin_call(self, name, args, kwargs, node, st) -> Val:
         vals = [a for a, _ in args]
+        if UNBOUND in kwargs and name in _COUNTS_ARGUMENTS:
+            # ``zip(*outputs)`` of a list whose length is not known: its arguments are not
+            # known (``args`` holds one element standing for all of them, not the list)
+            return Iter() if name in ("zip", "map") else UNKNOWN
         if name == "range":
             start = vals[0] if len(vals) >= 2 else Const(0)
             if len(vals) in (1, 2):
@@ -1941,6 +1951,12 @@ class Engine(TorchModel, Autograd):
             out = None
             for v in vals:
                 out = v if out is None else join(out, v)
+            if type(out) is Tensor and len(vals) > 1:
+                # ``max(0, beta + d)``: one of them, as their values decide: a graph that not
+                # every one of them holds is held on some paths only
+                common = frozenset.intersection(*(v.segs if type(v) is Tensor else frozenset() for v in vals))
+                if out.segs - common - out.maybe:
+                    out = out.but(maybe=out.maybe | (out.segs - common))
             return out if out is not None else UNKNOWN
         if name == "super":
             owner = self.frame.func.owner if self.frame.func else None

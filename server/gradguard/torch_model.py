@@ -259,6 +259,9 @@ class TorchModel:
                               frozenset().union(*(t.roots for t in ts)), merge_via(ts),
                               all(t.exact for t in ts), frozenset().union(*(t.weak for t in ts)))
             return self.op(node, inputs, None, st)
+        held = [st.heap[(v.oid, "*")] for v, _ in inputs if type(v) is Box and type(st.heap.get((v.oid, "*"))) is Tensor]
+        if held:  # ``pad_sequence(rows)``: what it makes of a list of tensors is not known; it may hold their graphs
+            return self.unknown_call([(Tup(held), None)], {})
         return UNKNOWN
 
     def data_loader(self, args, kwargs) -> Val:
