@@ -537,6 +537,44 @@ def test_an_unresolved_torch_function_over_a_list_may_pass_its_graphs_on(tmp_pat
     agrees_with_torch(tmp_path, program)
 
 
+@pytest.mark.parametrize("stop", ["1", "n", "2", "1 + n"])
+def test_a_range_of_one_runs_its_body_once_against_torch(tmp_path, stop):
+    """``for epoch in range(1)`` (a setting of 1) has no second iteration to walk a freed graph
+    again; ``range(2)`` has."""
+    program = ("import torch\nw = torch.ones(3, requires_grad=True)\ny = (w * 2).sum()\nn = 1\n"
+               f"for _ in range({stop}):\n    y.backward()\n")
+    agrees_with_torch(tmp_path, program)
+
+
+ENSEMBLE = """\
+    import torch
+    import torch.nn as nn
+    models = [nn.Linear(5, 4), nn.Linear(5, 4)]
+    x = torch.randn(6, 5)
+    outputs = []
+    for model in models:
+        outputs.append(model(x))
+    for epoch in range({epochs}):
+        for i in {indices}:
+            loss = outputs[i].sum()
+            loss.backward()
+    """
+
+
+@pytest.mark.parametrize("indices", ["range(len(outputs))", "range(2)"])
+def test_each_element_of_a_list_known_apart_is_walked_once(tmp_path, indices):
+    """Two models' outputs, each backwarded once by index: an element read by an index not
+    pinned is one of them, so a walk of a freed graph through it is a maybe (never an error)
+    unless every element's graph is freed, as in a second epoch (torch raises there)."""
+    once = textwrap.dedent(ENSEMBLE.format(epochs=1, indices=indices))
+    path = tmp_path / "once.py"
+    path.write_text(once)
+    assert torchrun.run(path).returncode == 0
+    found = analyze_source(once, str(path)).findings
+    assert all(f.severity == "warning" and "one of several" in f.message for f in found), found
+    agrees_with_torch(tmp_path, textwrap.dedent(ENSEMBLE.format(epochs=2, indices="range(len(outputs))")))
+
+
 SPLIT = """\
     import torch
     w = torch.ones(4, 3, requires_grad=True)

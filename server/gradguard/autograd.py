@@ -275,6 +275,12 @@ class Autograd:
         freed = [s for s in hits if st.freed[s].inplace is None]
         # what a backward over the values walks on every path (not what a branch may have cut)
         sure = frozenset().union(*(t.segs - t.maybe for t in ts)) if hits else frozenset()
+        if freed and held_weakly:
+            # an element read out of a container by an index not pinned: its graph is one of
+            # the elements', surely walked only if every one of them is freed
+            weak_only = held_weakly - frozenset().union(*(t.segs - t.weak - t.maybe for t in ts))
+            if any(s not in st.freed for s in weak_only):
+                sure -= weak_only
         # torch's engine runs the nodes nearest the outputs first (the latest made): the first
         # hit it meets, freed or overwritten, is the error it raises
         first = max(hits, key=lambda s: (s.order, s.uid)) if freed and len(freed) < len(hits) else None

@@ -420,6 +420,9 @@ class Engine(TorchModel, Autograd):
                 and iterable.wrap[2].value <= iterable.wrap[1].value or \
                 type(iterable) is Iter and iterable.wrap == ("empty",):  # no items: the body never runs
             return self.block(node.orelse, st) if node.orelse else st
+        if _known_length(iterable, st) == 1 and type(iterable) is Iter and iterable.wrap[0] == "range":
+            # ``for epoch in range(1)`` (a setting of 1): one pass, no next iteration to walk again
+            return self.unrolled(st, node, [iterable.wrap[1]])
         if type(iterable) is Obj and type(iterable.cls.lookup("__iter__")) is Func:
             # ``return iter(self.items)``: the loop walks that container, element after element
             it = self.call_func(iterable.cls.lookup("__iter__"), [iterable], {}, st, node.iter, bound=True)
@@ -1424,6 +1427,11 @@ class Engine(TorchModel, Autograd):
             if type(node.slice) is ast.Name and ("index", node.slice.id) in self.frame.elements:
                 elem = st.heap.get((base.oid, "*"), UNKNOWN)
                 if type(elem) in (Obj, Box, Optim):  # one object each iteration, of several
+                    return self._weak(elem)
+                known = st.heap.get((base.oid, "items"))
+                if type(known) is Tup and len(known.items) > 1:
+                    # the elements, known apart (``for model in models: outs.append(model(x))``):
+                    # this iteration's is one of them, its graph not the others'
                     return self._weak(elem)
                 if not base.some:
                     return strong(elem, self.several)  # the loop reads them all

@@ -29,7 +29,7 @@ import ast
 
 from ..findings import Finding, Fix
 from ..values import Box, Layer, Obj, Root, Tensor, Tup, join, tensors_in
-from . import BRANCHED, UNRESOLVED, Report, short
+from . import BRANCHED, SEVERAL, UNRESOLVED, Report, short
 from .absorbed import absorbed_segments, no_grad_update_fix
 from .buffers import clear_fix
 from .reorder import move_step_fix
@@ -319,7 +319,8 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
     message = rule.message["en"].format(**args)
     severity = rule.severity if reuse.exact else "warning"
     if not reuse.exact:  # (exact values, the graph held on some paths only: a branch may cut it)
-        message += BRANCHED if reuse.value.exact and reuse.stale in reuse.value.maybe else UNRESOLVED
+        message += BRANCHED if reuse.value.exact and reuse.stale in reuse.value.maybe else \
+            SEVERAL if reuse.value.exact and reuse.stale in reuse.value.weak else UNRESOLVED
     # at the place where the graph was built, the names of that place
     related = [_related("built", locate(stale.stmt, stale.path), what=f"`{stale.what}`",
                         origin=describe_roots(roots, names=at_site),
