@@ -951,14 +951,15 @@ class Engine(TorchModel, Autograd):
             return [elem] * n
         return [UNKNOWN] * n
 
-    def each_step(self, gen, outer: Val, n: int, st: State) -> list:
+    def each_step(self, gen, outer: Val, n: int, st: State, first: int = 0) -> list:
         """``q1, q2 = (Mlp() for _ in range(2))``: Python runs the element once per step, so each
         name gets its own objects. Each step runs in a context of its own (``(gen, k)``), so that
-        what it makes (objects, parameters, graphs) is apart from the other steps'."""
+        what it makes (objects, parameters, graphs) is apart from the other steps'. ``first``:
+        the steps before it ran already (in the enclosing context)."""
         frame = self.frame
         outer_ctx = frame.ctx
         out = []
-        for k in range(n):
+        for k in range(first, n):
             frame.ctx = (((gen, k),) + outer_ctx)[:CONTEXT_DEPTH]
             try:
                 out.append(self._comprehension(gen, st, [gen.elt], outer)[0])
@@ -1037,6 +1038,9 @@ class Engine(TorchModel, Autograd):
                 spread = self.ev(a.value, st)
                 items = spread if type(spread) is Tup else (
                     st.heap.get((spread.oid, "items")) if type(spread) is Box else None)
+                if items is None and type(spread) is Box and type(callee) is LibRef \
+                        and callee.qual in api.MODULE_CONTAINERS:
+                    items = st.heap.get((spread.oid, "blocks"))  # ``nn.Sequential(*layers)``
                 if type(items) is Tup:  # f(*pair): each item its own argument
                     args.extend((item, a.value) for item in items.items)
                 else:  # as many as it holds: the parameters after the first are not known
@@ -1333,6 +1337,15 @@ class Engine(TorchModel, Autograd):
         st.own_heap()[(box.oid, "sealed")] = Const(True)
         if count is not None and type(node) is ast.ListComp:  # (a set may have fewer)
             st.own_heap()[(box.oid, "count")] = Const(count)
+            over = node.generators[0].iter
+            if 0 < count <= MAX_UNROLLED_BLOCKS and type(elem) in (Layer, Obj) and _module_item(elem) and (
+                    isinstance(over, (ast.Name, ast.Attribute)) or _call_of(over, "range")):
+                # ``[ResnetBlock(d) for _ in range(n)]``: n modules of their own, in order (each
+                # step runs the element again; the iterable, a name or a range, is read again
+                # at no cost), which ``nn.Sequential(*layers)`` runs one after the other. Kept
+                # apart from "items": other code reads the list as one block standing for each
+                rest = self.each_step(node, self.ev(over, st), count, st, first=1) if count > 1 else []
+                st.own_heap()[(box.oid, "blocks")] = Tup([elem] + rest)
             kind = _empty_container(node.elt)
             if kind is not None and count <= MAX_UNROLLED_BLOCKS:
                 # ``[[] for _ in agents]``: that many lists, each its own (filled one by one,
@@ -2197,6 +2210,10 @@ class Engine(TorchModel, Autograd):
         one by one where both are."""
         items = st.heap.get((box.oid, "items"))
         added = more if type(more) is Tup else st.heap.get((more.oid, "items")) if type(more) is Box else None
+        # a comprehension's modules (``layers += [Block() for _ in range(n)]``) make the list's
+        # modules known in order for ``nn.Sequential(*layers)`` only
+        blocks = items if items is not None else st.heap.get((box.oid, "blocks"))
+        more_blocks = added if added is not None else st.heap.get((more.oid, "blocks")) if type(more) is Box else None
         key = (box.oid, "*")
         elem = self.iter_elem(more, st, node) if type(more) in (Box, Tup, Iter) else UNKNOWN
         forget_items(st, box)
@@ -2204,6 +2221,8 @@ class Engine(TorchModel, Autograd):
         heap[key] = join(st.heap[key], elem) if key in st.heap else elem
         if type(items) is Tup and type(added) is Tup:
             heap[(box.oid, "items")] = Tup(items.items + added.items)
+        elif type(blocks) is Tup and type(more_blocks) is Tup:
+            heap[(box.oid, "blocks")] = Tup(blocks.items + more_blocks.items)
 
     def module_call(self, module: Obj, args, kwargs, node, st: State) -> Val:
         """``nn.Module.__call__`` on an instance of a project's class: its ``forward`` and hooks."""

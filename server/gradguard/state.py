@@ -337,9 +337,11 @@ def retarget(st: State, old: Val, new: Val) -> None:
 
 def forget_items(st: State, box: Box) -> None:
     """The container changed in place: what was known item by item, or key by key, no more."""
-    if (box.oid, "items") in st.heap or (box.oid, "sealed") in st.heap or (box.oid, "kwkeys") in st.heap:
+    if (box.oid, "items") in st.heap or (box.oid, "sealed") in st.heap or (box.oid, "kwkeys") in st.heap \
+            or (box.oid, "blocks") in st.heap:
         heap = st.own_heap()
         heap.pop((box.oid, "items"), None)
+        heap.pop((box.oid, "blocks"), None)
         heap.pop((box.oid, "sealed"), None)
         heap.pop((box.oid, "kwkeys"), None)
         heap.pop((box.oid, "count"), None)
