@@ -546,6 +546,16 @@ def test_a_range_of_one_runs_its_body_once_against_torch(tmp_path, stop):
     agrees_with_torch(tmp_path, program)
 
 
+@pytest.mark.parametrize("over, retain", [("xs", ""), ("xs[:1]", ""), ("xs", ", retain_graph=True")])
+def test_a_comprehension_of_gradients_walks_the_graph_once_per_step_against_torch(tmp_path, over, retain):
+    """``[autograd.grad(out, x)[0] for x in xs]``: the second step walks what the first freed."""
+    program = ("import torch\nw = torch.ones(3, requires_grad=True)\n"
+               "xs = [torch.ones(3, requires_grad=True) for _ in range(2)]\n"
+               "out = (w * sum(xs)).sum() * (w * 2).sum()\n"
+               f"grads = [torch.autograd.grad(out, x{retain})[0] for x in {over}]\n")
+    agrees_with_torch(tmp_path, program)
+
+
 ENSEMBLE = """\
     import torch
     import torch.nn as nn

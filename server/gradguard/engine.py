@@ -1259,10 +1259,15 @@ class Engine(TorchModel, Autograd):
         try:
             outer = self.ev(node.generators[0].iter, st)
             values = self._comprehension(node, st, elts, outer)
+            single = len(node.generators) == 1 and not node.generators[0].ifs
+            steps = _known_length(outer, st) if single else None
+            if steps is not None and steps > 1 and not self.killed and _walks_graph(node):
+                # ``[autograd.grad(outs, x)[0] for x in xs]``: the second step walks again what
+                # the first one's backward freed (its values are those of the first step)
+                self._comprehension(node, st, elts, outer)
             if not count:
                 return values
-            single = len(node.generators) == 1 and not node.generators[0].ifs
-            return values, _known_length(outer, st) if single else None
+            return values, steps
         finally:
             created = self.created.pop()
             self.summaries |= created
@@ -2758,6 +2763,19 @@ def _index_items(node, index: Val):
         else:
             return None
     return items
+
+
+def _walks_graph(node) -> bool:
+    """A comprehension whose elements call a backward or ``autograd.grad`` (worked out once)."""
+    found = node.__dict__.get("_gg_walks")
+    if found is None:
+        found = node._gg_walks = any(
+            type(n) is ast.Call and (type(n.func) is ast.Attribute and n.func.attr in _GRAPH_WALKS
+                                     or type(n.func) is ast.Name and n.func.id in _GRAPH_WALKS) for n in ast.walk(node))
+    return found
+
+
+_GRAPH_WALKS = frozenset({"backward", "grad"})
 
 
 def _index_loop(node: ast.For):
