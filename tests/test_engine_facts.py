@@ -556,6 +556,63 @@ def test_a_comprehension_of_gradients_walks_the_graph_once_per_step_against_torc
     agrees_with_torch(tmp_path, program)
 
 
+CUSTOM_FUNCTION = """\
+    import torch
+
+    class Spike(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, alpha):
+            {keep}
+            return (x > 0).float() * alpha
+
+        @staticmethod
+        def backward(ctx, grad):
+            {read}
+            return grad * ctx.alpha, None
+
+    w = torch.ones(3, requires_grad=True)
+    h = {wrap}
+    for _ in range(2):
+        h.sum().backward()
+    """
+
+
+@pytest.mark.parametrize("keep, read, wrap", [
+    ("ctx.save_for_backward(x); ctx.alpha = alpha", "pass", "Spike.apply(w + 1, 0.5) * 2"),
+    ("ctx.alpha = alpha", "pass", "torch.sigmoid(Spike.apply(w + 1, 0.5))"),
+    ("ctx.alpha = alpha", "pass", "Spike.apply(w.detach() + 1, 0.5)"),
+])
+def test_a_custom_autograd_function_is_one_node_against_torch(tmp_path, keep, read, wrap):
+    """``Cls.apply(...)``: one node over the tensor arguments, which raises on a second walk
+    only if its backward reads what its forward saved (a sigmoid after it saves its output)."""
+    agrees_with_torch(tmp_path, textwrap.dedent(CUSTOM_FUNCTION.format(keep=keep, read=read, wrap=wrap)),
+                      "GG104" if "detach" in wrap else "GG101",
+                      "does not require grad" if "detach" in wrap else SECOND_TIME)
+
+
+def test_a_custom_backward_reading_what_was_freed_raises_in_the_backward_call(tmp_path):
+    """torch raises in the custom backward's ``ctx.saved_tensors``, under the user's second
+    ``backward()`` call: the line the finding is on."""
+    program = textwrap.dedent(CUSTOM_FUNCTION.format(keep="ctx.save_for_backward(x); ctx.alpha = alpha",
+                                                     read="x, = ctx.saved_tensors", wrap="Spike.apply(w + 1, 0.5)"))
+    path = tmp_path / "prog.py"
+    path.write_text(program)
+    ran = torchrun.run(path)
+    assert ran.returncode != 0 and SECOND_TIME in ran.stderr
+    found = [(f.code, f.severity, f.location.line) for f in analyze_source(program, str(path)).findings]
+    line = next(i for i, text in enumerate(program.splitlines(), 1) if "h.sum().backward()" in text)
+    assert found == [("GG101", "error", line)] and f'prog.py", line {line}' in ran.stderr
+
+
+def test_a_custom_autograd_function_that_saves_nothing_walks_again_without_raising(tmp_path):
+    program = textwrap.dedent(CUSTOM_FUNCTION.format(keep="ctx.alpha = alpha", read="pass",
+                                                     wrap="Spike.apply(w + 1, 0.5)"))
+    path = tmp_path / "prog.py"
+    path.write_text(program)
+    assert torchrun.run(path).returncode == 0
+    assert [(f.code, f.severity) for f in analyze_source(program, str(path)).findings] == [("GG102", "warning")]
+
+
 ENSEMBLE = """\
     import torch
     import torch.nn as nn

@@ -27,6 +27,7 @@ import pytest
 import torch
 import torch.nn as nn
 
+from gradguard import shapes
 from gradguard.torchdata import generate
 from gradguard.torchdata.generate import c, idx  # constants and indices, as the generator's recipes make them
 
@@ -868,6 +869,29 @@ def test_module_base(name):
     assert issubclass(nn.Linear, base)
 
 
+@pytest.mark.parametrize("name", sorted(api.AUTOGRAD_FUNCTION_BASES))
+def test_autograd_function_base(name):
+    base = resolve(name)
+    assert base is torch.autograd.Function
+    assert hasattr(base, api.FUNCTION_APPLY)
+
+    class Double(base):
+        @staticmethod
+        def forward(ctx, x):
+            assert not torch.is_grad_enabled()  # the forward runs with grad recording off
+            getattr(ctx, api.SAVE_FOR_BACKWARD)(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    x = torch.ones(2, requires_grad=True)
+    y = getattr(Double, api.FUNCTION_APPLY)(x)
+    assert y.requires_grad and len(y.grad_fn.saved_tensors) == 1
+    assert any(hasattr(y.grad_fn, name) for name in api.SAVED_TENSORS)
+
+
 @pytest.mark.parametrize("name", sorted(api.MODULE_WRAPPERS))
 def test_module_wrapper(name):
     """A wrapper runs the module it wraps (on the CPU: DataParallel without devices calls it;
@@ -1196,7 +1220,9 @@ def test_checkpoint_calls_its_function_and_reentrant_needs_a_tensor_input_that_r
 
 
 # Every table in torch_api.py is checked by a test above; a new table needs one too.
-VERIFIED_TABLES = {"CHECKPOINTS", "CHECKPOINT_REENTRANT", "RECEIVER_ONLY_METHODS", "IS_TENSOR", "MODULE_ADDERS", "MODULE_MODE_METHODS", "TRAINING_ATTRIBUTE", "IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE", 
+VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWARD", "SAVED_TENSORS", "MODULE_WRAPPERS",
+    "RANK_METHOD", "RANK_ATTRIBUTE", "NUMEL_METHODS", "PIECES", "RESHAPES", "DENSE_VIEWS", "DENSE_RESULTS",
+    "CHECKPOINTS", "CHECKPOINT_REENTRANT", "RECEIVER_ONLY_METHODS", "IS_TENSOR", "MODULE_ADDERS", "MODULE_MODE_METHODS", "TRAINING_ATTRIBUTE", "IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE", 
     "TO_NUMPY_METHODS", "NUMPY_CONVERTERS", "GRAD_ATTRIBUTE", "RETAIN_GRAD",
     "FACTORIES", "COPY_CONSTRUCTORS", "PARAMETERS", "FUNCTIONS", "TENSOR_METHODS",
     "TENSOR_ATTRIBUTE_VIEWS", "OPERATORS", "SUBSCRIPT_SAVES", "SEVER_METHODS", "SEVER_ATTRIBUTES",
@@ -1394,6 +1420,60 @@ def test_zero_grad_set_to_none_and_the_steps_it_skips():
         before = p._version
         opt.step()
         assert (p._version > before) == stepped
+
+
+def test_rank_and_element_count():
+    x = torch.randn(2, 3, 4)
+    assert getattr(x, api.RANK_METHOD)() == getattr(x, api.RANK_ATTRIBUTE) == 3
+    assert all(getattr(x, name)() == 24 for name in api.NUMEL_METHODS)
+
+
+@pytest.mark.parametrize("name", sorted(api.PIECES))
+@pytest.mark.parametrize("shape, size, dim", [((8, 3), 2, 0), ((7, 3), 3, 0), ((4, 6), 4, 1), ((5, 2), [2, 3], 0),
+                                              ((3,), 5, 0)])
+def test_pieces_as_torch_cuts(name, shape, size, dim):
+    """``shapes.pieces`` gives the number and shape of the pieces torch returns."""
+    kind, pos, key = api.PIECES[name]
+    if kind == "chunk" and not isinstance(size, int) or kind == "unbind" and size != 2:
+        pytest.skip("not a cut this op takes")
+    x = torch.randn(*shape)
+    fn = resolve(name) if name.startswith("torch.") else getattr(x, name)
+    args = ([x] if name.startswith("torch.") else []) + ([size] if pos is not None else [])
+    out = fn(*args, dim=dim)
+    count, piece = shapes.pieces(kind, shape, size if pos is not None else None, dim)
+    assert count == len(out)
+    assert all(len(piece) == t.dim() and all(d is None or d == s for d, s in zip(piece, t.shape)) for t in out)
+    if pos is not None:  # the size argument by its keyword too
+        assert len(fn(*args[:-1], **{key: size}, dim=dim)) == len(out)
+
+
+@pytest.mark.parametrize("name", sorted(api.RESHAPES))
+def test_reshapes_view_a_contiguous_tensor_and_copy_a_transposed_one(name):
+    def run(x):
+        fn = resolve(name) if name.startswith("torch.") else getattr(x, name)
+        args = [x] if name.startswith("torch.") else []
+        if name.endswith("reshape"):
+            args.append((-1,))
+        return fn(*args)
+    base = torch.randn(3, 4)
+    assert run(base)._base is base
+    transposed = torch.randn(4, 3).t()
+    assert run(transposed).data_ptr() != transposed.data_ptr()
+
+
+@pytest.mark.parametrize("name", sorted(api.DENSE_VIEWS))
+def test_dense_views_keep_a_contiguous_tensor_contiguous(name):
+    x = torch.randn(2, 1, 6)
+    method = name.rsplit(".", 1)[-1]
+    args = {"view": [(2, 6)], "view_as": [torch.empty(2, 6)], "unsqueeze": [0], "squeeze": [1],
+            "unflatten": [2, (2, 3)]}.get(method, [])
+    out = resolve(name)(x, *args) if name.startswith("torch.") else getattr(x, method)(*args)
+    assert out.is_contiguous() and out.data_ptr() == x.data_ptr()
+
+
+@pytest.mark.parametrize("name", sorted(api.DENSE_RESULTS))
+def test_dense_results_are_contiguous(name):
+    assert getattr(torch.randn(3, 4).t(), name)().is_contiguous()
 
 
 def test_every_table_is_verified():

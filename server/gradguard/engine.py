@@ -1604,6 +1604,8 @@ class Engine(TorchModel, Autograd):
             found = recv.lookup(name)
             if type(found) is Func and _is_classmethod(found.node):  # ``SO2.from_matrix(m)``: cls is SO2
                 return Bound(recv, name, found)
+            if found is None and name == api.FUNCTION_APPLY and _autograd_function(recv):
+                return Bound(recv, name)  # ``GradReverse.apply(x, alpha)``
             return found if found is not None else UNKNOWN
         if t is Layer:
             if name in api.MODULE_PARAMETER_ATTRIBUTES and recv.root is not None:
@@ -2050,6 +2052,37 @@ class Engine(TorchModel, Autograd):
         st.own_heap()[(box.oid, "sealed")] = Const(True)
         return box
 
+    def function_apply(self, cls: Class, args, kwargs, node, st: State) -> Val:
+        """``Cls.apply(*args)`` of a custom autograd function: its ``forward`` runs with grad
+        recording off (as torch runs it), and each tensor it returns is an output of one node
+        over the tensor arguments, saving tensors if the forward hands any to
+        ``ctx.save_for_backward`` and the backward reads them back. (The backward itself is
+        not followed.)"""
+        forward = cls.lookup(api.MODULE_FORWARD)
+        if type(forward) is not Func:
+            return self.unknown_call(args, kwargs)
+        ctx = Box((node, self.frame.ctx, "ctx"), "namespace")
+        self.allocate(ctx.oid, st)
+        grad, st.grad = st.grad, False
+        try:
+            out = self.call_func(forward, [ctx] + [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()}, st, node)
+        finally:
+            st.grad = grad
+        if self.killed:
+            return UNKNOWN
+        made = [t for t in tensors_in(out)]
+        if not made:
+            return out
+        backward = cls.lookup("backward")
+        saves = _saves_for_backward(forward.node) and type(backward) is Func and _reads_saved(backward.node)
+        result = self.op(node, list(args) + list(kwargs.values()), saves, st)
+        if type(result) is not Tensor:
+            return UNKNOWN
+        if type(out) is Tensor:
+            result.shape = out.shape
+            return result
+        return out.like(result if type(x) is Tensor else x for x in out.items) if type(out) is Tup else UNKNOWN
+
     def method_call(self, bound: Bound, args, kwargs, node, st) -> Val:
         recv, name = bound.recv, bound.name
         if bound.func is not None:
@@ -2058,6 +2091,8 @@ class Engine(TorchModel, Autograd):
         t = type(recv)
         if t is Tensor:
             return self.tensor_method(recv, name, args, kwargs, node, st)
+        if t is Class and name == api.FUNCTION_APPLY:
+            return self.function_apply(recv, args, kwargs, node, st)
         if t is Super and name == "__call__" and type(recv.obj) is Obj and recv.obj.cls.is_module:
             return self.module_call(recv.obj, args, kwargs, node, st)  # nn.Module's, from an override
         if t is Super and type(recv.obj) is Obj and _layer_base(recv.cls) is not None:
@@ -2763,6 +2798,23 @@ def _index_items(node, index: Val):
         else:
             return None
     return items
+
+
+def _autograd_function(cls: Class) -> bool:
+    """A subclass of ``torch.autograd.Function`` (directly or through the project's classes)."""
+    return any(type(b) is LibRef and b.qual in api.AUTOGRAD_FUNCTION_BASES
+               or type(b) is Class and _autograd_function(b) for b in cls.bases)
+
+
+def _saves_for_backward(fn_node) -> bool:
+    """The function's text hands tensors to ``ctx.save_for_backward``."""
+    return any(type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr == api.SAVE_FOR_BACKWARD
+               for n in ast.walk(fn_node))
+
+
+def _reads_saved(fn_node) -> bool:
+    """The function's text reads ``ctx.saved_tensors``."""
+    return any(type(n) is ast.Attribute and n.attr in api.SAVED_TENSORS for n in ast.walk(fn_node))
 
 
 def _walks_graph(node) -> bool:

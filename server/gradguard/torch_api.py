@@ -236,6 +236,15 @@ MODULE_CONTAINERS = frozenset({"torch.nn.Sequential"})
 
 # Base classes that make a user class an nn.Module (calling an instance runs ``forward``).
 MODULE_BASES = frozenset({"torch.nn.Module"})
+# Base classes of custom autograd functions: ``Cls.apply(*args)`` runs ``Cls.forward(ctx, *args)``
+# with grad recording off, and its outputs are one node over the tensor arguments, whose
+# backward is the class's; it saves what ``ctx.<SAVE_FOR_BACKWARD>(...)`` was given.
+AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+FUNCTION_APPLY = "apply"
+SAVE_FOR_BACKWARD = "save_for_backward"
+# What a custom backward reads the saved tensors by: torch refuses only that read once they
+# were freed (a backward that never reads them runs again)
+SAVED_TENSORS = frozenset({"saved_tensors", "saved_variables"})
 # Modules that wrap one (its position and keyword) and run it as it is, on one device: the
 # graph, the parameters and what a backward frees are the wrapped module's. (On several GPUs,
 # DataParallel gathers each replica's outputs: not modelled, as the device count is not known.)
@@ -501,8 +510,8 @@ VIEW_ATTRIBUTES = frozenset(name for name, e in _generated["attributes"].items()
 RESHAPES = _MAY_COPY
 # Views that keep a contiguous input contiguous; every other view (transpose, permute, expand,
 # a slice, ...) may not, and so may what element-wise ops compute from it.
-DENSE_VIEWS = frozenset({"view", "view_as", "unsqueeze", "squeeze", "unflatten", "detach", "alias", "torch.unsqueeze",
-                         "torch.squeeze", "torch.unflatten", "torch.detach", "torch.alias"})
+DENSE_VIEWS = frozenset({"view", "view_as", "unsqueeze", "squeeze", "unflatten", "detach", "torch.unsqueeze",
+                         "torch.squeeze", "torch.unflatten", "torch.detach"})
 DENSE_RESULTS = frozenset({"contiguous"})  # laid out contiguously whatever the input
 # Ops returning (values, indices): the indices never require grad. From the table where torch
 # always returns both (sort, topk, ...); max/min/median/nanmedian only when given a dim.
