@@ -554,6 +554,8 @@ def test_a_comprehension_of_gradients_walks_the_graph_once_per_step_against_torc
                "out = (w * sum(xs)).sum() * (w * 2).sum()\n"
                f"grads = [torch.autograd.grad(out, x{retain})[0] for x in {over}]\n")
     agrees_with_torch(tmp_path, program)
+    for finding in analyze_source(program, "<t>").findings:  # the comprehension's previous step
+        assert finding.message.endswith("in the previous iteration"), finding.message
 
 
 CUSTOM_FUNCTION = """\

@@ -277,7 +277,8 @@ def build_finding(reuse, locate, main_path: str, parents, trained=frozenset()) -
 
     rule = RULES[reuse.code]
     same_call = info.call is node
-    in_loop = same_call and not isinstance(_repeating_scope(node, parents), (ast.FunctionDef, ast.AsyncFunctionDef))
+    in_loop = same_call and (_in_comprehension(node, parents)
+                             or not isinstance(_repeating_scope(node, parents), (ast.FunctionDef, ast.AsyncFunctionDef)))
     roots = stale.roots
     built_line = _line(locate(stale.stmt, stale.path), main_path)
     entry = reuse.value.via.get(stale) if isinstance(reuse.value, Tensor) else None
@@ -680,6 +681,16 @@ def _loop_of(node, parents):
             return cur
         cur = parents.parent(cur)
     return None
+
+
+def _in_comprehension(node, parents) -> bool:
+    """``node`` is part of a comprehension's element (its steps repeat it)."""
+    cur = parents.parent(node)
+    while cur is not None and not isinstance(cur, ast.stmt):
+        if isinstance(cur, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return True
+        cur = parents.parent(cur)
+    return False
 
 
 def _repeating_scope(node, parents):
