@@ -61,6 +61,16 @@ def facts(program: str) -> list[str]:
      w = torch.randn(3, requires_grad=True)
      y = (real @ w).sum()
      """, ["real@5 grad=no", "w@6 grad=yes", "real@7 grad=no", "w@7 grad=yes", "y@7 grad=yes chain=[7]"]),
+    # iterating a dict yields its keys (strings), not the tensors it holds: only items() does
+    ("""\
+     import torch
+     w = torch.randn(3, requires_grad=True)
+     out = {"loss": (w * 2).sum()}
+     for k in out:
+         print(k)
+     for k, v in out.items():
+         print(v)
+     """, ["w@2 grad=yes", "w@3 grad=yes", "v@6 grad=yes chain=[3]", "v@7 grad=yes chain=[3]"]),
     # the argument of type_as / to / expand_as lends its dtype or shape, not its graph
     ("""\
      import torch

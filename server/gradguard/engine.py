@@ -2395,6 +2395,8 @@ class Engine(TorchModel, Autograd):
                 return Tup(self.iter_elem(x, st, site) for x in v.wrap[1])
             return v.elem
         if t is Box:
+            if v.kind == "dict":
+                return UNKNOWN  # its keys (``for k in outputs``), which the analysis does not keep
             elem = st.heap.get((v.oid, "*"), UNKNOWN)
             return self._some(elem) if v.some else self._weak(elem)
         if t is Tup:

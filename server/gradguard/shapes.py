@@ -26,6 +26,12 @@ def not_single(shape: Shape) -> bool:
     return type(shape) is tuple and any(d is not None and d != 1 for d in shape)
 
 
+def unsized(shape: Shape) -> bool:
+    """The tensor holds one element only if every dimension whose size is not known is 1: its
+    rank is known, some size is not, and none is 0."""
+    return type(shape) is tuple and None in shape and 0 not in shape
+
+
 def single(shape: Shape) -> bool:
     """The tensor certainly holds exactly one element."""
     return type(shape) is tuple and all(d == 1 for d in shape)

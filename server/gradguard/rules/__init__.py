@@ -147,6 +147,7 @@ class Report:
     severity: Optional[str] = None  # when exact: this, not the rule's (a warning that raises here)
     branched: bool = False  # not exact because a branch whose test is unknown may cut the graph
     several: bool = False  # not exact because the graph is one element's of several held as one
+    why: str = ""  # not exact for another reason: what the message adds to say so
 
 
 MAX_TEXT = 48
@@ -154,6 +155,7 @@ MAX_TEXT = 48
 UNRESOLVED = " (the value passes through code GradGuard could not resolve, so this may not raise)"
 BRANCHED = " (a branch GradGuard cannot decide may cut that graph first, so this may not raise)"
 SEVERAL = " (the graph is that of one of several values GradGuard holds as one, maybe not this one's, so this may not raise)"
+UNSIZED = " (one value per row of a dimension whose size GradGuard does not know: if that size is 1, this does not raise)"
 
 
 def short(node: ast.AST) -> str:
@@ -263,7 +265,7 @@ def plain_finding(report: Report, path: str, locate) -> Finding:
                       f.texts, safe=f.safe) for f in report.fixes)
     message = rule.message["en"].format(**args)
     if not report.exact and rule.raises:  # a maybe: a warning that says why
-        message += BRANCHED if report.branched else SEVERAL if report.several else UNRESOLVED
+        message += report.why or (BRANCHED if report.branched else SEVERAL if report.several else UNRESOLVED)
     return Finding(report.code, (report.severity or rule.severity) if report.exact else "warning", message,
                    locate(report.node, path), tuple(places), fixes, tuple(args.items()))
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import ast
 
-from ..shapes import not_single
+from ..shapes import not_single, unsized
 from ..values import YES
-from . import FixIntent, Report, Rule, short
+from . import UNSIZED, FixIntent, Report, Rule, short
 
 _STACKS = {"stack", "cat", "concat", "hstack", "vstack"}
 
@@ -19,12 +19,18 @@ _STACKS = {"stack", "cat", "concat", "hstack", "vstack"}
 def on_implicit_gradient(ev) -> Report | None:
     """``detail``: the keyword of the gradient argument the call went without."""
     wrong = [t for t in ev.tensors if t.grad == YES and t.exact and not_single(t.shape)]
+    # one value per row of a dimension whose size is not known (a per-sample loss over a batch
+    # of unknown size): torch raises unless that size is 1, a warning that says so
+    sized = bool(wrong)
+    if not wrong:
+        wrong = [t for t in ev.tensors if t.grad == YES and t.exact and unsized(t.shape)]
     if not wrong:
         return None
     what = f"`{short(ev.target)}`" if ev.target is not None else "the outputs"
     call = "`autograd.grad`" if ev.detail == "grad_outputs" else "`backward()`"
-    return Report("GG105", ev.node, (("call", call), ("what", what)), True,
-                  _fixes(ev, wrong[0]) if len(ev.tensors) == 1 else (), wrong[0].roots)
+    return Report("GG105", ev.node, (("call", call), ("what", what)), sized,
+                  _fixes(ev, wrong[0]) if len(ev.tensors) == 1 else (), wrong[0].roots,
+                  why="" if sized else UNSIZED)
 
 
 def _fixes(ev, t) -> tuple:
