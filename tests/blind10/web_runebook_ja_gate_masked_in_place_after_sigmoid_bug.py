@@ -2,8 +2,8 @@
 """The Japanese runebook page on torch.autograd.graph.allow_mutation_on_saved_tensors: by default
 autograd forbids overwriting a tensor it saved for the gradient, and the most common trouble is
 "one of the variables needed for gradient computation has been modified by an inplace operation";
-the page's remedy is to run the forward, the mutation and the backward inside
-allow_mutation_on_saved_tensors() (or to keep a copy). A gated MLP whose sigmoid gates, saved by
+the page presents allow_mutation_on_saved_tensors() as the switch that permits such a mutation
+(autograd then keeps the original values), around the forward, the mutation and the backward. A gated MLP whose sigmoid gates, saved by
 sigmoid for its backward, are pruned in place (small gates zeroed) for a sparsity statistic before
 the loss is backwarded."""
 import torch

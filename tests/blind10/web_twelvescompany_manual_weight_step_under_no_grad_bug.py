@@ -1,9 +1,9 @@
 # Source: https://twelvescompany.co.uk/post/error-message-like-runtime-error-one-of-the-variables
 """The article "RuntimeError: one of the variables needed for gradient computation has been
 modified by an inplace operation: A Deep Dive" blames its scenario for that error: a Linear model
-trained by hand, whose weight is updated in place under torch.no_grad()
-(model.weight -= 0.1 * model.weight.grad), after which the next iteration's forward and backward
-are said to fail. Torch 2.13 raises nothing: the update runs under no_grad, and each iteration's
+trained by hand, whose weight is updated in place under torch.no_grad() (printed as
+"model.weight = 0.1 * model.weight.grad", the minus sign lost), after which the next iteration's
+forward and backward are said to fail. Torch 2.13 raises nothing: the update runs under no_grad, and each iteration's
 forward builds a new graph that saves the updated weight. The loop of the article, made a small
 training function; the weight's gradient is never cleared, so each backward adds to a gradient
 already applied (marked where torch observes it)."""
