@@ -1249,6 +1249,7 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     "VIEW_METHODS", "VIEW_FUNCTIONS", "VIEW_ATTRIBUTES", "VIEW_SUBSCRIPTS", "SPLIT_OUTPUTS",
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
+    "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
     "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
     "REGISTER_BUFFER", "MODULE_BUFFER_METHODS", "MODULE_NAMED_BUFFERS", "LAYERS_WITH_BUFFERS", "GRAD_MODE_QUERIES",
@@ -1649,3 +1650,24 @@ def test_in_place_forms_that_save_what_they_wrote(name):
             out.sum().backward()
     else:
         out.sum().backward()
+
+
+def test_number_modules_return_numbers_of_tensors_too():
+    """Every function of the number modules gives a Python number for a one-element tensor that
+    requires grad (or raises on it); those left out give a tensor."""
+    import math
+    assert api.NUMBER_MODULES == {"math"}
+    x = torch.tensor(0.5, requires_grad=True)
+    for name, fn in vars(math).items():
+        if name.startswith("_") or not callable(fn) or f"math.{name}" in api.NUMBER_MODULES_EXCEPT:
+            continue
+        arity = {"ldexp": (x, 2), "gcd": (), "lcm": (), "hypot": (x, x), "dist": ([x], [x]), "fsum": ([x, x],),
+                 "comb": (3, 2), "perm": (3, 2), "isqrt": (4,), "factorial": (3,)}.get(name)
+        for args in ([arity] if arity is not None else [(x,), (x, x)]):
+            try:
+                out = fn(*args)
+            except (TypeError, ValueError):
+                continue
+            assert not isinstance(out, torch.Tensor), name
+    for name in api.NUMBER_MODULES_EXCEPT:
+        assert isinstance(getattr(math, name.rsplit(".", 1)[1])([x, x]), torch.Tensor)

@@ -37,7 +37,7 @@ from .skeleton import LazyBody
 from .sources import SourceError
 from .state import (GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, retarget,
                     surely_not_empty)
-from .torch_model import TorchModel, in_place_key, is_torch, sizes_of
+from .torch_model import READS_ITS_ARGUMENTS, TorchModel, in_place_key, is_torch, sizes_of
 from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
                      Val, join, join_elements, merge_via, strong, tensors_in, truth)
@@ -1652,7 +1652,8 @@ class Engine(TorchModel, Autograd):
         if t is LibRef and callee.qual in DEQUES:  # a list for what the analysis follows
             return self.builtin_call("list", args[:1], {}, node, st)
         if t is LibRef:
-            if not is_torch(callee.qual):  # ``random.shuffle(xs)`` may change it in place
+            if not is_torch(callee.qual) and callee.qual not in READS_ITS_ARGUMENTS:
+                # ``random.shuffle(xs)`` may change it in place
                 for v, _ in [*args, *kwargs.values()]:
                     if type(v) is Box:
                         forget_items(st, v)
@@ -2050,6 +2051,11 @@ class Engine(TorchModel, Autograd):
         if value is not None:
             st.own_heap()[(box.oid, "*")] = value
         st.own_heap()[(box.oid, "sealed")] = Const(True)
+        pairs = source.items if type(source) is Tup else \
+            getattr(st.heap.get((source.oid, "items")), "items", None) if type(source) is Box else None
+        if pairs and all(type(p) is Tup and len(p.items) == 2 and _module_item(p.items[1]) for p in pairs):
+            # ``nn.Sequential(OrderedDict([("conv1", conv), ("relu1", relu)]))``: its modules in order
+            st.own_heap()[(box.oid, "blocks")] = Tup([p.items[1] for p in pairs])
         return box
 
     def function_apply(self, cls: Class, args, kwargs, node, st: State) -> Val:
@@ -2566,7 +2572,7 @@ MAX_FOLDED_EXPONENT = 64  # past it, ``2 ** n`` is only "a number" (no huge inte
 
 def _counter(start: Val, first) -> Val:
     if type(start) is not Const or first is None:
-        return UNKNOWN
+        return NUMBER  # an int, whichever
     return start if first else After(start.value)
 
 

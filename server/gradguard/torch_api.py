@@ -159,6 +159,11 @@ TORCH = "torch"
 # functorch repository itself): their transforms run in C++ and rebind a module's state in ways
 # the analysis does not follow, so a call into them is unknown.
 OPAQUE_PACKAGES = frozenset({"functorch"})
+# Python's own modules whose functions return numbers (floats, ints, bools), never a tensor,
+# even of a one-element tensor that requires grad (``math.exp(t)`` converts it first); but the
+# product of the items it is given, which may be tensors.
+NUMBER_MODULES = frozenset({"math"})
+NUMBER_MODULES_EXCEPT = frozenset({"math.prod"})
 # The method a call of a module instance runs.
 MODULE_FORWARD = "forward"
 # ``t.requires_grad_(flag)``: makes a leaf require grad (flag defaults to True).

@@ -148,6 +148,8 @@ class TorchModel:
                 if oid == src.oid and (key == "*" or (type(key) is tuple and key[0] == "k")):
                     st.own_heap()[(box.oid, key)] = value
             return box
+        if qual.split(".", 1)[0] in api.NUMBER_MODULES and qual not in api.NUMBER_MODULES_EXCEPT:
+            return NUMBER  # ``math.exp(-x ** 2)``: a float (of a one-element tensor too), never a graph
         if not is_torch(qual):
             return self.unknown_call(args, kwargs)
         if qual in api.GRAD_MODE:
@@ -218,7 +220,7 @@ class TorchModel:
             children, summary = [], False  # summary: a child stands for several, how many unknown
             for v, _ in args:
                 if type(v) is Box:
-                    items = st.heap.get((v.oid, "items"))
+                    items = st.heap.get((v.oid, "items" if v.kind == "list" else "blocks"))
                     if type(items) is Tup:
                         children.extend(items.items)
                     else:
@@ -664,6 +666,9 @@ def _kw_truth(kwargs, name, default):
     return truth(kwargs[name][0])
 
 _DICT_CLASSES = frozenset({"collections.OrderedDict", "typing.OrderedDict"})
+# Library callables known to read their arguments without changing them (any other may: an
+# unresolved call forgets what was known of the lists it is given)
+READS_ITS_ARGUMENTS = _DICT_CLASSES
 
 MAX_DATA_DEPTH = 8  # nested lists a tensor's data is followed into
 
@@ -797,6 +802,10 @@ def _data(v: Val, node, st: State, depth: int = 0):
     if tv is Box:
         known = st.heap.get((v.oid, "items"))
         items = known.items if type(known) is Tup else None
+        count = st.heap.get((v.oid, "count"))
+        if items is None and type(count) is Const and type(st.heap.get((v.oid, "*"))) in (Const, Number):
+            # ``[exp(-(x - c) ** 2) for x in range(n)]``: n numbers
+            return [_data(st.heap[(v.oid, "*")], None, st, depth + 1)] * count.value
     return data if items is None else [_data(x, None, st, depth + 1) for x in items]
 
 

@@ -1,0 +1,52 @@
+"""An error is a proof, and what Python and the standard library guarantee keeps it one: a
+``range`` counter is an int, ``math`` gives numbers, ``OrderedDict`` reads the pairs it is given
+(so ``nn.Sequential(OrderedDict(...))`` runs its layers in order). Each program raises under real
+torch, and GradGuard reports it there as an error, not as a maybe."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+import torchrun
+
+from gradguard.analysis import analyze_source
+
+PROGRAMS = {
+    "a window of math.exp values over a range": ("GG101", 8, """\
+        import math
+        import torch
+        window = torch.Tensor([math.exp(-(x - 2) ** 2 / 2.0) for x in range(5)])
+        w = torch.randn(5, requires_grad=True)
+        loss = (w * window).sum()
+        loss = loss * loss
+        loss.backward()
+        loss.backward()
+        """),
+    "an in-place activation of a Sequential built from an OrderedDict": ("GG103", 11, """\
+        from collections import OrderedDict
+        import torch
+        import torch.nn as nn
+        block = nn.Sequential(OrderedDict([
+            ("fc", nn.Linear(3, 4)),
+            ("gate", nn.Sigmoid()),
+            ("act", nn.ReLU(inplace=True)),
+        ]))
+        out = block(torch.randn(2, 3))
+        loss = out.sum()
+        loss.backward()
+        """),
+}
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_python_semantics_keep_the_proof_exact(name, tmp_path):
+    code, line, program = PROGRAMS[name]
+    source = textwrap.dedent(program)
+    path = tmp_path / "prog.py"
+    path.write_text(source)
+    ran = torchrun.run(path)
+    assert ran.returncode != 0 and "RuntimeError" in ran.stderr, ran.stderr[-2000:]
+    assert f'prog.py", line {line},' in ran.stderr, ran.stderr[-2000:]
+    found = [(f.code, f.location.line, f.severity) for f in analyze_source(source, str(path)).findings]
+    assert (code, line, "error") in found, found
