@@ -32,7 +32,7 @@ PARALLEL=(); [ "$JOBS" = 0 ] || PARALLEL=(-n "$JOBS" --dist loadscope)
 WHEEL_TESTS=(tests/test_build.py tests/test_fixtures.py tests/test_rules.py tests/test_engine_facts.py
              tests/test_state.py tests/test_saved.py tests/test_shapes.py tests/test_reach.py
              tests/test_blind.py tests/test_recall.py tests/test_cli_*.py tests/test_robustness.py
-             tests/test_isolation.py tests/test_unknown_link.py)
+             tests/test_isolation.py tests/test_unknown_link.py tests/test_exact_values.py)
 for build in ${GRADGUARD_TEST_BUILDS:-source wheel}; do
   case "$build" in
     source)
