@@ -61,6 +61,15 @@ def facts(program: str) -> list[str]:
      w = torch.randn(3, requires_grad=True)
      y = (real @ w).sum()
      """, ["real@5 grad=no", "w@6 grad=yes", "real@7 grad=no", "w@7 grad=yes", "y@7 grad=yes chain=[7]"]),
+    # a forward hook that returns a value replaces the module's output
+    ("""\
+     import torch
+     import torch.nn as nn
+     lin = nn.Linear(3, 3)
+     lin.register_forward_hook(lambda module, inputs, output: output.detach())
+     y = lin(torch.randn(2, 3))
+     z = y * 2
+     """, ["output@4 grad=yes chain=[5]", "y@5 grad=no", "y@6 grad=no", "z@6 grad=no"]),
     # iterating a dict yields its keys (strings), not the tensors it holds: only items() does
     ("""\
      import torch

@@ -128,6 +128,13 @@ def test_error_family_on_snippets(program, expected):
     (W + "for i in range(2):\n    (w ** 3).sum().backward(create_graph=True)\n    w.grad = None\n", []),
     (W + "for i in range(2):\n    (g,) = torch.autograd.grad((w ** 3).sum(), w, create_graph=False, retain_graph=True)\n",
      [("GG203", 4)]),
+    # ... nor one a later backward over values the analysis did not follow may walk
+    (W + "import lib\ny = (w * 2).sum()\ny.backward(retain_graph=True)\ntorch.autograd.backward(lib.outputs())\n", []),
+    # ... such as a list that a loop's branch may have extended (what the other path knew of
+    # its items is known no more after the join)
+    (W + "import sys\ny = (w * 2).sum()\ny.backward(retain_graph=True)\npairs = []\nfor arg in sys.argv:\n"
+         "    if arg:\n        pairs.extend(zip([y], [None]))\nouts, grads = zip(*pairs)\n"
+         "torch.autograd.backward(outs, grads)\n", []),
     # GG202: fast weights stepped by their own gradient are an unrolled inner loop, not a total
     (W + "fast = w\nfor i in range(3):\n    (g,) = torch.autograd.grad((fast ** 3).sum(), fast, create_graph=True)\n"
          "    fast = fast - 0.1 * g\n", []),

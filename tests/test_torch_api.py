@@ -13,6 +13,7 @@ SUBTLE_CASES, so the comments in the table cannot drift either.
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import importlib
 import importlib.util
@@ -1249,7 +1250,7 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     "VIEW_METHODS", "VIEW_FUNCTIONS", "VIEW_ATTRIBUTES", "VIEW_SUBSCRIPTS", "SPLIT_OUTPUTS",
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
-    "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT",
+    "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
     "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
     "REGISTER_BUFFER", "MODULE_BUFFER_METHODS", "MODULE_NAMED_BUFFERS", "LAYERS_WITH_BUFFERS", "GRAD_MODE_QUERIES",
@@ -1671,3 +1672,18 @@ def test_number_modules_return_numbers_of_tensors_too():
             assert not isinstance(out, torch.Tensor), name
     for name in api.NUMBER_MODULES_EXCEPT:
         assert isinstance(getattr(math, name.rsplit(".", 1)[1])([x, x]), torch.Tensor)
+
+
+@pytest.mark.parametrize("name", sorted(api.MUTATION_CONTEXTS))
+def test_mutation_contexts_keep_what_was_saved(name):
+    """Within the context, writing a saved tensor in place spoils no backward; outside, it does."""
+    def step(inside: bool):
+        w = torch.randn(3, requires_grad=True)
+        with (resolve(name)() if inside else contextlib.nullcontext()):
+            g = torch.sigmoid(w)  # saves its result
+            g.mul_(2)
+            g.sum().backward()
+        return w.grad
+    assert step(True) is not None
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        step(False)

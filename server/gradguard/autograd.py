@@ -111,7 +111,7 @@ class Autograd:
         """The memory ``storage`` is written in place at ``node`` (version counter bumped, with
         grad recording on or off): every segment that saved it and is still to be walked fails.
         ``written``: the tensor written, when known."""
-        if storage is None:
+        if storage is None or self.mutation_allowed:
             return
         ctx = self.frame.ctx
         for seg in self.savers.get(storage, ()):
@@ -262,6 +262,8 @@ class Autograd:
                   detail=spec.get("returns") or "backward")
         if self.killed:
             return NONE
+        if _holds_unknown(target) or (type(target) in (Box, Iter) and not ts):
+            self.walk_unknown()  # ``torch.autograd.backward(inputs, grads)`` of values not followed
         segs = frozenset().union(*(t.segs for t in ts)) if ts else frozenset()
         everything, held_weakly = segs, frozenset().union(*(t.weak for t in ts)) if ts else frozenset()
         walked = self.walked(segs, args, kwargs, spec, st)
@@ -391,6 +393,15 @@ class Autograd:
             if any(borns.get(s) == s.born or (s.old is not None and s.current in borns) for s in segs):
                 del self.pending[key]
                 self.reports.pop(key, None)
+                self.withdrawn.add(key)
+
+    def walk_unknown(self) -> None:
+        """A backward over values the analysis did not follow may walk any graph: the reports that
+        held only while no backward walked theirs are withdrawn."""
+        for key, (report, _) in list(self.reports.items()):
+            if report.unless_walked or key in self.pending:
+                del self.reports[key]
+                self.pending.pop(key, None)
                 self.withdrawn.add(key)
 
     # ----------------------------------------------------------------- rule events

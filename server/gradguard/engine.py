@@ -38,7 +38,7 @@ from .sources import SourceError
 from .state import (GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, retarget,
                     surely_not_empty)
 from .torch_model import READS_ITS_ARGUMENTS, TorchModel, in_place_key, is_torch, sizes_of
-from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
+from .values import (MAYBE, MUTATION_ALLOWED, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
                      Val, join, join_elements, merge_via, strong, tensors_in, truth)
 
@@ -148,7 +148,8 @@ class Engine(TorchModel, Autograd):
                  "doubt_never", "grad_off", "savers", "walked_segs", "clock", "pending",
                  "withdrawn", "executed", "collect_facts", "limit", "truncated", "cancel",
                  "next_look", "main", "summaries", "several", "several_roots", "trained", "allocated", "flag_vars",
-                 "written_memo", "made_roots", "costly", "comprehending", "alternatives", "inference")
+                 "written_memo", "made_roots", "costly", "comprehending", "alternatives", "inference",
+                 "mutation_allowed")
 
     def __init__(self, project):
         self.project = project
@@ -189,6 +190,9 @@ class Engine(TorchModel, Autograd):
         self.comprehending = 0  # comprehension steps being run (one step stands for every element)
         self.alternatives = 0  # ``each``: an alternative being run (one of several objects, maybe not this one)
         self.inference = 0  # ``torch.inference_mode()`` blocks being run
+        # ``allow_mutation_on_saved_tensors()`` blocks being run: torch keeps a copy of a saved
+        # tensor written in place there, so the write spoils no backward
+        self.mutation_allowed = 0
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
         self.flag_vars: dict = {}  # settled flag -> what its tests' branches left different
@@ -644,9 +648,11 @@ class Engine(TorchModel, Autograd):
         return None
 
     def s_With(self, node, st):
-        grad, offs, inference = st.grad, len(self.grad_off), self.inference
+        grad, offs, inference, mutation = st.grad, len(self.grad_off), self.inference, self.mutation_allowed
         for item in node.items:
             ctx = self.ev(item.context_expr, st)
+            if ctx is MUTATION_ALLOWED:
+                self.mutation_allowed += 1
             if type(ctx) is GradCtx:
                 self.inference += ctx.inference
                 # (within ``torch.inference_mode()``, ``enable_grad`` records nothing)
@@ -659,7 +665,7 @@ class Engine(TorchModel, Autograd):
             out = self.block(node.body, st)
         finally:
             del self.grad_off[offs:]
-            self.inference = inference
+            self.inference, self.mutation_allowed = inference, mutation
         if out is not None:
             out.grad = grad
         return out
@@ -1038,7 +1044,7 @@ class Engine(TorchModel, Autograd):
                 spread = self.ev(a.value, st)
                 items = spread if type(spread) is Tup else (
                     st.heap.get((spread.oid, "items")) if type(spread) is Box else None)
-                if items is None and type(spread) is Box and type(callee) is LibRef \
+                if type(items) is not Tup and type(spread) is Box and type(callee) is LibRef \
                         and callee.qual in api.MODULE_CONTAINERS:
                     items = st.heap.get((spread.oid, "blocks"))  # ``nn.Sequential(*layers)``
                 if type(items) is Tup:  # f(*pair): each item its own argument
@@ -1693,7 +1699,11 @@ class Engine(TorchModel, Autograd):
         hooks = st.heap.get((module, "$hooks"))
         if type(hooks) is Tup:
             for hook in hooks.items:
-                self.call_func(hook, [module, Tup(a for a, _ in args), out], {}, st, node)
+                returned = self.call_func(hook, [module, Tup(a for a, _ in args), out], {}, st, node)
+                if type(returned) is Tensor:
+                    out = returned  # a hook that returns a value replaces the output
+                elif type(out) is Tensor and out.storage is not None and (out.storage, "required") in st.heap:
+                    out = st.heap[(out.storage, "required")]  # ``output.requires_grad_(True)``
         return out
 
     def unknown_call(self, args, kwargs) -> Val:
@@ -2258,8 +2268,8 @@ class Engine(TorchModel, Autograd):
         added = more if type(more) is Tup else st.heap.get((more.oid, "items")) if type(more) is Box else None
         # a comprehension's modules (``layers += [Block() for _ in range(n)]``) make the list's
         # modules known in order for ``nn.Sequential(*layers)`` only
-        blocks = items if items is not None else st.heap.get((box.oid, "blocks"))
-        more_blocks = added if added is not None else st.heap.get((more.oid, "blocks")) if type(more) is Box else None
+        blocks = items if type(items) is Tup else st.heap.get((box.oid, "blocks"))
+        more_blocks = added if type(added) is Tup else st.heap.get((more.oid, "blocks")) if type(more) is Box else None
         key = (box.oid, "*")
         elem = self.iter_elem(more, st, node) if type(more) in (Box, Tup, Iter) else UNKNOWN
         forget_items(st, box)

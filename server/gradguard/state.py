@@ -13,7 +13,7 @@ from itertools import compress
 from operator import is_, is_not
 from typing import Optional
 
-from .values import After, Box, Const, Iter, Layer, Tensor, Tup, Unknown, Val, join
+from .values import UNKNOWN, After, Box, Const, Iter, Layer, Tensor, Tup, Unknown, Val, join
 
 
 class FreeInfo:
@@ -335,16 +335,18 @@ def retarget(st: State, old: Val, new: Val) -> None:
         st.own_heap().update(changed)
 
 
+_ITEM_FACTS = ("items", "blocks", "sealed", "kwkeys", "count")
+
+
 def forget_items(st: State, box: Box) -> None:
     """The container changed in place: what was known item by item, or key by key, no more."""
-    if (box.oid, "items") in st.heap or (box.oid, "sealed") in st.heap or (box.oid, "kwkeys") in st.heap \
-            or (box.oid, "blocks") in st.heap:
+    known = [key for key in ((box.oid, fact) for fact in _ITEM_FACTS) if st.heap.get(key, UNKNOWN) is not UNKNOWN]
+    if known:
+        # marked unknown, not dropped: a join keeps a key that only one side holds, so a path
+        # where the items are still known would win over this one, which changed them
         heap = st.own_heap()
-        heap.pop((box.oid, "items"), None)
-        heap.pop((box.oid, "blocks"), None)
-        heap.pop((box.oid, "sealed"), None)
-        heap.pop((box.oid, "kwkeys"), None)
-        heap.pop((box.oid, "count"), None)
+        for key in known:
+            heap[key] = UNKNOWN
     if st.heap.get((box.oid, "keyed")) == KNOWN:
         # the keys known present may be gone: no longer known (False, not dropped, so that a
         # join with a path where they are still there does not keep them)

@@ -221,6 +221,9 @@ GRAD_MODE = {
     "torch.autograd.grad_mode.set_grad_enabled": "arg0",
     "torch.autograd.grad_mode.inference_mode": "not_arg0",
 }
+# Context managers within which a saved tensor written in place is copied first (torch keeps the
+# original for the backward): such a write spoils nothing.
+MUTATION_CONTEXTS = frozenset({"torch.autograd.graph.allow_mutation_on_saved_tensors"})
 # Calls that read the mode: whether grad recording is on / inference mode is on.
 GRAD_MODE_QUERIES = {"torch.is_grad_enabled": "grad",
                      "torch.is_inference_mode_enabled": "inference"}

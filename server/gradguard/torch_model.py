@@ -9,7 +9,7 @@ from math import prod
 from . import shapes
 from . import torch_api as api
 from .state import GRAD_OF, State, forget_items, retarget
-from .values import (MAYBE, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Box, Builtin, Const, Func, GradCtx, Iter, Layer,
+from .values import (MAYBE, MUTATION_ALLOWED, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Box, Builtin, Const, Func, GradCtx, Iter, Layer,
                      LibRef, Number, Obj, Optim, Partial, Root, Tensor, Tup, TupleType, Val, join, merge_via, tensors_in,
                      truth)
 
@@ -104,6 +104,8 @@ class TorchModel:
             pos, key = api.MODULE_WRAPPERS[qual]
             wrapped = args[pos][0] if len(args) > pos else kwargs[key][0] if key in kwargs else UNKNOWN
             return wrapped if type(wrapped) in (Layer, Obj) else UNKNOWN
+        if qual in api.MUTATION_CONTEXTS and not args:
+            return MUTATION_ALLOWED
         if qual in api.GRAD_MODE_QUERIES and not args:  # ``if not torch.is_grad_enabled():`` (a batch norm's eval path)
             if api.GRAD_MODE_QUERIES[qual] == "inference":
                 return Const(self.inference > 0)
@@ -403,6 +405,10 @@ class TorchModel:
                     and type(holder) is not Obj:
                 self.doubt_never = True  # the tensor is held elsewhere too (a list, an attribute)
             out = self.leaf(node, flag, st) if t.leaf or not flag else t
+            if flag and out is not t and t.storage is not None:
+                # the tensor itself changed: a forward hook's ``output.requires_grad_()`` is seen
+                # by the module's caller (``Engine.run_hooks``)
+                st.own_heap()[(t.storage, "required")] = out
             if out is not t:
                 out.shape = t.shape
                 if name in api.DETACH_IN_PLACE and t.segs:

@@ -472,6 +472,16 @@ class Bound(Val):
         return hash(self.name)
 
 
+class MutationCtx(Val):
+    """``torch.autograd.graph.allow_mutation_on_saved_tensors()``: within it, a saved tensor
+    written in place is copied first, so the backward finds what it saved."""
+
+    __slots__ = ()
+
+
+MUTATION_ALLOWED = MutationCtx()
+
+
 class GradCtx(Val):
     """A grad-mode context manager or decorator (``torch.no_grad()``…); enabled may be None.
     ``inference``: ``torch.inference_mode()``, which an ``enable_grad`` inside does not lift."""
