@@ -1,7 +1,8 @@
 """An error is a proof, and what Python and the standard library guarantee keeps it one: a
 ``range`` counter is an int, ``math`` gives numbers, ``OrderedDict`` reads the pairs it is given
-(so ``nn.Sequential(OrderedDict(...))`` runs its layers in order). Each program raises under real
-torch, and GradGuard reports it there as an error, not as a maybe."""
+(so ``nn.Sequential(OrderedDict(...))`` runs its layers in order), a list of one element yields
+that element, ``str.format`` and f-strings of constants are constants. Each program raises under
+real torch, and GradGuard reports it there as an error, not as a maybe."""
 from __future__ import annotations
 
 import textwrap
@@ -35,6 +36,43 @@ PROGRAMS = {
         out = block(torch.randn(2, 3))
         loss = out.sum()
         loss.backward()
+        """),
+    "a content loss held by the only element of a list": ("GG101", 22, """\
+        import torch
+        import torch.nn as nn
+        class ContentLoss(nn.Module):
+            def __init__(self, target):
+                super().__init__()
+                self.target = target
+            def forward(self, x):
+                self.loss = ((x - self.target) ** 2).mean()
+                return x
+        conv = nn.Conv2d(3, 3, 3, padding=1)
+        img = torch.rand(1, 3, 8, 8)
+        losses, feats = [], img
+        for layer in [conv, nn.ReLU()]:
+            feats = layer(feats)
+            if isinstance(layer, nn.Conv2d):
+                losses.append(ContentLoss(feats))
+        x = img.clone().requires_grad_(True)
+        for step in range(2):
+            for cl in losses:
+                cl(conv(x))
+            loss = sum(cl.loss for cl in losses)
+            loss.backward()
+        """),
+    "layers named by str.format and f-strings, picked by name": ("GG101", 11, """\
+        import torch
+        import torch.nn as nn
+        layers = nn.ModuleDict({"conv_1": nn.Linear(3, 3), "conv_2": nn.Linear(3, 3)})
+        x = torch.randn(2, 3)
+        feats = x
+        for i in (1, 2):
+            feats = layers["conv_{}".format(i)](feats)
+            if f"conv_{i}" == "conv_2":
+                target = feats
+        for step in range(2):
+            ((layers["conv_1"](x) - target) ** 2).mean().backward()
         """),
 }
 

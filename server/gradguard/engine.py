@@ -22,6 +22,7 @@ The engine never imports or executes the analysed code.
 from __future__ import annotations
 
 import ast
+import re
 import builtins
 import operator
 from itertools import compress
@@ -1506,10 +1507,16 @@ class Engine(TorchModel, Autograd):
         return self.ev(node.value, st)
 
     def e_JoinedStr(self, node, st):
+        out = []  # the text, while every part is a known constant (``f"conv_{i}"`` in an unrolled loop)
         for part in node.values:  # what is formatted is evaluated: f"{np.mean(losses)}" converts
             if type(part) is ast.FormattedValue:
-                self.ev(part.value, st)
-        return Const("")
+                value = self.ev(part.value, st)
+                spec = self.ev(part.format_spec, st) if part.format_spec is not None else Const("")
+                text = _formatted(value, part.conversion, spec) if out is not None else None
+                out = None if text is None else out + [text]
+            elif out is not None:
+                out.append(part.value)
+        return Const("".join(out)) if out is not None else UNKNOWN
 
     def e_Slice(self, node, st):
         for part in (node.lower, node.upper, node.step):
@@ -1628,7 +1635,7 @@ class Engine(TorchModel, Autograd):
             return Bound(recv, name)
         if t is Box and recv.kind == "namespace":
             return st.heap.get((recv.oid, ("k", name)), UNKNOWN)
-        if t in (Optim, Box, Iter):
+        if t in (Optim, Box, Iter) or (t is Const and type(recv.value) is str and name in _STR_METHODS):
             return Bound(recv, name)
         if t is Super:
             for base in recv.cls.bases:
@@ -2200,6 +2207,8 @@ class Engine(TorchModel, Autograd):
             return UNKNOWN
         if t is Box:
             return self.container_method(recv, name, args, node, st)
+        if t is Const and type(recv.value) is str and name in _STR_METHODS:
+            return _str_method(recv.value, name, [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()})
         return self.unknown_call(args, kwargs)
 
 
@@ -2413,6 +2422,9 @@ class Engine(TorchModel, Autograd):
         if t is Box:
             if v.kind == "dict":
                 return UNKNOWN  # its keys (``for k in outputs``), which the analysis does not keep
+            items = st.heap.get((v.oid, "items"))
+            if type(items) is Tup and len(items.items) == 1 and not v.some:
+                return items.items[0]  # the one element, itself: no other's graph stands in it
             elem = st.heap.get((v.oid, "*"), UNKNOWN)
             return self._some(elem) if v.some else self._weak(elem)
         if t is Tup:
@@ -2578,6 +2590,39 @@ _FOLDABLE = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul,
              "FloorDiv": operator.floordiv, "Mod": operator.mod, "Div": operator.truediv, "Pow": operator.pow,
              "BitOr": operator.or_, "BitAnd": operator.and_}
 MAX_FOLDED_EXPONENT = 64  # past it, ``2 ** n`` is only "a number" (no huge integers)
+
+
+_PLAIN_CONSTANTS = (str, int, float, bool)
+# str methods folded for constant arguments: they return strings or truth values, never raise
+# for those (but ``format`` with a bad field, which then gives an unknown string)
+_STR_METHODS = frozenset({"format", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "startswith",
+                          "endswith", "capitalize", "title"})
+_WIDE = re.compile(r"\d{4}")  # a field width or precision this large is not folded (nor allocated)
+
+
+def _formatted(value: Val, conversion: int, spec: Val):
+    """One ``{value!r:spec}`` field of a constant, as Python formats it; None when not known."""
+    if type(value) is not Const or type(value.value) not in _PLAIN_CONSTANTS or type(spec) is not Const \
+            or _WIDE.search(spec.value):
+        return None
+    v = value.value
+    v = repr(v) if conversion == ord("r") else ascii(v) if conversion == ord("a") else str(v) if conversion == ord("s") else v
+    try:
+        return format(v, spec.value)
+    except (ValueError, TypeError):
+        return None
+
+
+def _str_method(text: str, name: str, args: list, kwargs: dict) -> Val:
+    if not all(type(v) is Const and (v.value is None or type(v.value) in _PLAIN_CONSTANTS or
+                                     type(v.value) is tuple) for v in [*args, *kwargs.values()]):
+        return UNKNOWN
+    if name == "format" and _WIDE.search(text):
+        return UNKNOWN
+    try:
+        return Const(getattr(text, name)(*(v.value for v in args), **{k: v.value for k, v in kwargs.items()}))
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError):
+        return UNKNOWN
 
 
 def _counter(start: Val, first) -> Val:
