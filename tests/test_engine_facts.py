@@ -61,6 +61,15 @@ def facts(program: str) -> list[str]:
      w = torch.randn(3, requires_grad=True)
      y = (real @ w).sum()
      """, ["real@5 grad=no", "w@6 grad=yes", "real@7 grad=no", "w@7 grad=yes", "y@7 grad=yes chain=[7]"]),
+    # an nn.ModuleDict's items() are its (name, module) pairs: each head's output has its graph
+    ("""\
+     import torch
+     import torch.nn as nn
+     heads = nn.ModuleDict({"a": nn.Linear(3, 2), "b": nn.Linear(3, 1)})
+     x = torch.randn(4, 3)
+     for name, head in heads.items():
+         y = head(x)
+     """, ["x@4 grad=no", "x@6 grad=no", "y@6 grad=yes chain=[6]"]),
     # a forward hook that returns a value replaces the module's output
     ("""\
      import torch

@@ -1558,6 +1558,8 @@ class Engine(TorchModel, Autograd):
         if t is LibRef:
             return LibRef(f"{recv.qual}.{name}")
         if t is Box and recv.kind == "namespace":
+            if name in _MAPPING_VIEWS and (recv.oid, ("k", name)) not in st.heap:
+                return Bound(recv, name)  # ``self.heads.items()`` of an ``nn.ModuleDict``
             return st.heap.get((recv.oid, ("k", name)), UNKNOWN)
         if t is Tensor:
             if name == api.GRAD_ATTRIBUTE:
@@ -2592,6 +2594,7 @@ _FOLDABLE = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul,
 MAX_FOLDED_EXPONENT = 64  # past it, ``2 ** n`` is only "a number" (no huge integers)
 
 
+_MAPPING_VIEWS = frozenset({"items", "values", "keys"})  # of a namespace that is a mapping too (ModuleDict)
 _PLAIN_CONSTANTS = (str, int, float, bool)
 # str methods folded for constant arguments: they return strings or truth values, never raise
 # for those (but ``format`` with a bad field, which then gives an unknown string)
