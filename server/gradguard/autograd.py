@@ -296,6 +296,8 @@ class Autograd:
             places += tuple(("saved", s.site) for s in spoilt[:2] if s.path == main)
             if info.maker is not None and info.maker[1] == main:  # the in-place layer's constructor
                 places += (("modified_layer", info.maker[0]),)
+            if spoilt[0].site in self.saved_reads and spoilt[0].path == main:
+                places += (("raises_at", self.saved_reads[spoilt[0].site]),)
             # the other writes it walks into (a second optimizer's step): a fix must move them all
             others = {id(i.inplace): i.inplace for i in (st.freed[s] for s in spoilt)
                       if i.path == main and i.via is None and i.inplace is not info.inplace}

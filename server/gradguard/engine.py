@@ -150,7 +150,7 @@ class Engine(TorchModel, Autograd):
                  "withdrawn", "executed", "collect_facts", "limit", "truncated", "cancel",
                  "next_look", "main", "summaries", "several", "several_roots", "trained", "allocated", "flag_vars",
                  "written_memo", "made_roots", "costly", "comprehending", "alternatives", "inference",
-                 "mutation_allowed")
+                 "mutation_allowed", "saving", "saved_reads")
 
     def __init__(self, project):
         self.project = project
@@ -194,6 +194,11 @@ class Engine(TorchModel, Autograd):
         # ``allow_mutation_on_saved_tensors()`` blocks being run: torch keeps a copy of a saved
         # tensor written in place there, so the write spoils no backward
         self.mutation_allowed = 0
+        # the storages a custom autograd function's forward hands to ``ctx.save_for_backward``
+        # (while it runs), and for each such function's node, where its backward reads them
+        # back: torch checks their versions there, so an in-place write since raises there
+        self.saving: Optional[set] = None
+        self.saved_reads: dict = {}
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
         self.flag_vars: dict = {}  # settled flag -> what its tests' branches left different
@@ -1957,6 +1962,10 @@ class Engine(TorchModel, Autograd):
             # ``zip(*outputs)`` of a list whose length is not known: its arguments are not
             # known (``args`` holds one element standing for all of them, not the list)
             return Iter() if name in ("zip", "map") else UNKNOWN
+        if name == api.SAVE_FOR_BACKWARD:  # ``ctx.save_for_backward(x, out)`` in a custom function's forward
+            if self.saving is not None:
+                self.saving.update(t.storage for v in vals for t in tensors_in(v))
+            return NONE
         if name == "range":
             start = vals[0] if len(vals) >= 2 else Const(0)
             if len(vals) in (1, 2):
@@ -2088,21 +2097,33 @@ class Engine(TorchModel, Autograd):
             return self.unknown_call(args, kwargs)
         ctx = Box((node, self.frame.ctx, "ctx"), "namespace")
         self.allocate(ctx.oid, st)
+        st.own_heap()[(ctx.oid, ("k", api.SAVE_FOR_BACKWARD))] = Builtin(api.SAVE_FOR_BACKWARD)
         grad, st.grad = st.grad, False
+        saving, self.saving = self.saving, set()
         try:
             out = self.call_func(forward, [ctx] + [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()}, st, node)
         finally:
             st.grad = grad
+            kept, self.saving = self.saving, saving
         if self.killed:
             return UNKNOWN
         made = [t for t in tensors_in(out)]
         if not made:
             return out
         backward = cls.lookup("backward")
-        saves = _saves_for_backward(forward.node) and type(backward) is Func and _reads_saved(backward.node)
+        read = _reads_saved(backward.node) if type(backward) is Func else None
+        saves = _saves_for_backward(forward.node) and read is not None
         result = self.op(node, list(args) + list(kwargs.values()), saves, st)
         if type(result) is not Tensor:
             return UNKNOWN
+        seg = next((s for s in result.segs if s.site is node and s.ctx == self.frame.ctx and not s.old), None)
+        if saves and seg is not None:
+            # what forward saved: its inputs' memory, or its outputs' (now the result's)
+            outputs = {t.storage for t in made}
+            storages = frozenset(result.storage if k in outputs else k for k in kept if k is not None)
+            self.keep(seg, storages, st)
+            if backward.module is self.main:
+                self.saved_reads[node] = read
         if type(out) is Tensor:
             result.shape = out.shape
             return result
@@ -2878,9 +2899,9 @@ def _saves_for_backward(fn_node) -> bool:
                for n in ast.walk(fn_node))
 
 
-def _reads_saved(fn_node) -> bool:
-    """The function's text reads ``ctx.saved_tensors``."""
-    return any(type(n) is ast.Attribute and n.attr in api.SAVED_TENSORS for n in ast.walk(fn_node))
+def _reads_saved(fn_node):
+    """Where the function's text reads ``ctx.saved_tensors`` (first), else None."""
+    return next((n for n in ast.walk(fn_node) if type(n) is ast.Attribute and n.attr in api.SAVED_TENSORS), None)
 
 
 def _walks_graph(node) -> bool:

@@ -183,11 +183,14 @@ def build(finding: Finding, facts, text: Texter) -> Picture:
     else:
         final_note = RULES[finding.code].name if finding.code in RULES else finding.code
     final_role = "walk" if rewalk or finding.code == "GG103" else "finding"
-    events.append(Node(final_role, _call_text(text, finding.location, dict(finding.args).get("call", "?").strip("`")),
-                       finding.location, final_note))
+    final = Node(final_role, _call_text(text, finding.location, dict(finding.args).get("call", "?").strip("`")),
+                 finding.location, final_note, lane=1 if loop else 0)
     if loop:  # the free happened in iteration k, everything else of the story in k + 1
         events = [Node(e.role, e.text, e.location, e.note, lane=0 if e.role == "free" else 1) for e in events]
     events.sort(key=lambda e: (e.lane,) + _step_key(e.location) + (e.location.column,))
+    # the finding ends the story, even where it sits above the call that led to it (a custom
+    # autograd function's backward, run by the ``backward()`` below it)
+    events.append(final)
     return Picture(finding, tuple(_origins(finding, subject, built)), chain, tuple(events), loop,
                    _cut(finding, chain, events), earlier)
 

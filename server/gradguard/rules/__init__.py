@@ -186,6 +186,8 @@ RELATED: dict[str, dict[str, str]] = {
     "modified": {"en": "a saved tensor is modified in place here (`{what}`)",
                  "zh-cn": "被保存的张量在此处被原地修改（`{what}`）"},
     "saved": {"en": "`{what}` saved it for the backward here", "zh-cn": "`{what}` 在此处为反向传播保存了它"},
+    "backward": {"en": "the backward that runs the custom function's backward is called here",
+                 "zh-cn": "调用反向传播（运行自定义函数的 backward）的位置"},
 }
 
 

@@ -18,6 +18,8 @@ def on_modified_saved(ev) -> Report | None:
     places = dict(p for p in ev.places if p[0] not in ("saved", "also_modified_stmt", "also_written_stmt", "branched",
                                                       "several"))
     layer = places.pop("modified_layer", None)
+    # a custom autograd function's backward checks what it saved where it reads ctx.saved_tensors
+    raises_at = places.pop("raises_at", None)
     others = [node for key, node in ev.places if key == "also_modified_stmt"]
     written = [node for key, node in ev.places if key == "also_written_stmt"]
     saved = [node for key, node in ev.places if key == "saved"]
@@ -44,7 +46,10 @@ def on_modified_saved(ev) -> Report | None:
         verb = "Call" if layer is modified else "Build"
         fixes = (FixIntent("drop_inplace", f"{verb} `{short(layer.func)}` without `inplace=True`", (("call", layer),),
                            preferred=True),) + tuple(replace(f, preferred=False) for f in fixes)
-    return Report("GG103", ev.node, args, exact, fixes, related=related, branched=branched, several=several)
+    if raises_at is not None:
+        related = (("backward", ev.node, ()),) + related
+    return Report("GG103", raises_at or ev.node, args, exact, fixes, related=related, branched=branched,
+                  several=several)
 
 
 def _fixes(modified, stmt, expr, ev, others=(), written=()) -> tuple:
