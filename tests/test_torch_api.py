@@ -1250,7 +1250,7 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     "VIEW_METHODS", "VIEW_FUNCTIONS", "VIEW_ATTRIBUTES", "VIEW_SUBSCRIPTS", "SPLIT_OUTPUTS",
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
-    "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS",
+    "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
     "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
     "REGISTER_BUFFER", "MODULE_BUFFER_METHODS", "MODULE_NAMED_BUFFERS", "LAYERS_WITH_BUFFERS", "GRAD_MODE_QUERIES",
@@ -1687,3 +1687,19 @@ def test_mutation_contexts_keep_what_was_saved(name):
     assert step(True) is not None
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         step(False)
+
+
+@pytest.mark.parametrize("name", sorted(api.GRAD_READERS))
+def test_grad_readers_read_the_grad_of_what_they_are_given(name):
+    """Given a non-leaf at the position (and keyword) named, the function reads its ``.grad``:
+    torch warns that a non-leaf's ``.grad`` is accessed."""
+    import warnings
+    fn, (pos, key) = resolve(name), api.GRAD_READERS[name]
+    assert list(inspect.signature(fn).parameters)[pos] == key
+    w = torch.randn(3, requires_grad=True)
+    loss = (w * 2).sum()
+    loss.backward(retain_graph=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn(loss, 1.0)
+    assert any("not a leaf Tensor is being accessed" in str(c.message) for c in caught), name

@@ -221,6 +221,11 @@ GRAD_MODE = {
     "torch.autograd.grad_mode.set_grad_enabled": "arg0",
     "torch.autograd.grad_mode.inference_mode": "not_arg0",
 }
+# Functions that read the ``.grad`` of the tensors they are given (position, keyword): the
+# parameters whose gradients they clip.
+# (``clip_grad_value_`` of tensors without a gradient raises instead, in torch 2.13.)
+GRAD_READERS = {name: (0, "parameters") for name in (
+    "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm", "torch.nn.utils.clip_grad.clip_grad_norm_")}
 # Context managers within which a saved tensor written in place is copied first (torch keeps the
 # original for the backward): such a write spoils nothing.
 MUTATION_CONTEXTS = frozenset({"torch.autograd.graph.allow_mutation_on_saved_tensors"})

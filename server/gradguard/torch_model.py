@@ -150,6 +150,15 @@ class TorchModel:
                 if oid == src.oid and (key == "*" or (type(key) is tuple and key[0] == "k")):
                     st.own_heap()[(box.oid, key)] = value
             return box
+        if qual in api.GRAD_READERS:
+            # ``clip_grad_norm_(loss, 1.0)``: it reads the ``.grad`` of what it is given, which a
+            # non-leaf has none of (torch warns and skips it)
+            pos, key = api.GRAD_READERS[qual]
+            given = args[pos] if len(args) > pos else kwargs.get(key)
+            if given is not None:
+                single = type(given[0]) is Tensor
+                for t in tensors_in(given[0]) if type(given[0]) in (Tensor, Tup) else ():
+                    self.emit("read_grad", node, st, (t,), target=given[1] if single else None, detail="reader")
         if qual.split(".", 1)[0] in api.NUMBER_MODULES and qual not in api.NUMBER_MODULES_EXCEPT:
             return NUMBER  # ``math.exp(-x ** 2)``: a float (of a one-element tensor too), never a graph
         if not is_torch(qual):

@@ -21,6 +21,8 @@ def on_read_grad(ev) -> Report | None:
     if t.leaf or t.grad != YES or not t.exact or not t.roots or ev.detail == "retained":
         return None
     what = short(ev.target) if ev.target is not None else "the tensor"
+    if ev.detail == "reader":  # a library function reads it (gradient clipping): nothing to use
+        return Report("GG106", ev.node, (("what", f"`{what}`"), ("raises", READER)), True, (), t.roots)
     raises = ev.known_context and _used_as_tensor(ev.node, ev.stmt)
     return Report("GG106", ev.node, (("what", f"`{what}`"), ("raises", RAISES if raises else "")), True,
                   _fixes(ev, t), t.roots, severity="error" if raises else None)
@@ -28,6 +30,8 @@ def on_read_grad(ev) -> Report | None:
 
 # what the message adds when the None is used on the spot (then the finding is an error)
 RAISES = "; used here as a tensor, that None raises a TypeError or AttributeError"
+# ... and when a library function reads it (it skips a None): what it should be given
+READER = "; this call reads it, and skips it: pass the parameters whose gradients it should clip"
 
 
 def _used_as_tensor(read: ast.AST, stmt) -> bool:
