@@ -1,7 +1,8 @@
 """An error is a proof, and what Python and the standard library guarantee keeps it one: a
 ``range`` counter is an int, ``math`` gives numbers, ``OrderedDict`` reads the pairs it is given
 (so ``nn.Sequential(OrderedDict(...))`` runs its layers in order), a list of one element yields
-that element, ``str.format`` and f-strings of constants are constants. Each program raises under
+that element, ``str.format`` and f-strings of constants are constants, either of two numbers is a
+number, and a tensor made from a list of numbers is a plain leaf. Each program raises under
 real torch, and GradGuard reports it there as an error, not as a maybe."""
 from __future__ import annotations
 
@@ -73,6 +74,18 @@ PROGRAMS = {
                 target = feats
         for step in range(2):
             ((layers["conv_1"](x) - target) ** 2).mean().backward()
+        """),
+    "masks made from a list of numbers either branch gives": ("GG101", 10, """\
+        import random
+        import torch
+        import torch.nn as nn
+        critic = nn.Linear(3, 1)
+        memory = [(torch.randn(3), 0.0 if random.random() < 0.1 else 1.0) for _ in range(8)]
+        masks = torch.Tensor([m[1] for m in memory])
+        values = critic(torch.stack([m[0] for m in memory])).squeeze(1)
+        loss = (values * masks).pow(2).mean()
+        loss.backward()
+        loss.backward()
         """),
 }
 

@@ -446,6 +446,14 @@ def _replace_statement(srcs, fix: Fix) -> list[Edit]:
     return [_replace(src, ((loc.line, loc.column), (loc.end_line, loc.end_column)), fix.text("statement"))]
 
 
+def _replace_expr(srcs, fix: Fix) -> list[Edit]:
+    """The expression ``expr`` replaced by ``text`` (``clip_grad_norm_(loss, …)`` -> the
+    parameters)."""
+    loc = fix.target("expr")
+    src = _source_for(srcs, loc)
+    return [_replace(src, ((loc.line, loc.column), (loc.end_line, loc.end_column)), fix.text("text"))]
+
+
 def _insert_after(srcs, fix: Fix) -> list[Edit]:
     """New lines right after a statement (and its trailing comment), at its indentation."""
     loc = fix.target("after")
@@ -619,7 +627,7 @@ _KINDS = {
     "reduce_mean": _appended("mean"), "reduce_sum": _appended("sum"),
     **{f"ones_{k}": _ones_like(k) for k in ("gradient", "grad_tensors", "grad_outputs")},
     "sum_losses": _sum_losses, "insert_before": _insert_before, "insert_after": _insert_after,
-    "replace_statement": _replace_statement,
+    "replace_statement": _replace_statement, "replace_expr": _replace_expr,
     "move_after": _move_after, "retain_graph_and_insert_before": _retain_then_insert,
     "keep_tensors": _keep_tensors, "move_block_after": _move_block_after,
 }

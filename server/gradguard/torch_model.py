@@ -191,6 +191,12 @@ class TorchModel:
             # leaf of numbers (of that shape), without grad
             return self.shaped(self.leaf(node, False, st, integral=_made_integral(qual, args, kwargs, st)),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
+        if qual in api.DATA_CONVERTERS and args and type(args[0][0]) is Box and args[0][0].kind == "list" \
+                and _numbers_only(st.heap.get((args[0][0].oid, "*"))) and not kwargs.keys() - {"dtype"}:
+            # ``torch.Tensor([m[2] for m in memory])`` of rewards: a leaf of so many numbers
+            out = self.leaf(node, False, st, integral=_made_integral(qual, args, kwargs, st))
+            out.shape = (None,)
+            return out
         if qual in api.DATA_CONVERTERS and not any(any(tensors_in(v)) or type(v) is Box for v, _ in args[:1]):
             # data from lists, NumPy or a library: a leaf without grad (unless the data we do
             # not see is a tensor, which these return as it is)
@@ -822,6 +828,11 @@ def _data(v: Val, node, st: State, depth: int = 0):
             # ``[exp(-(x - c) ** 2) for x in range(n)]``: n numbers
             return [_data(st.heap[(v.oid, "*")], None, st, depth + 1)] * count.value
     return data if items is None else [_data(x, None, st, depth + 1) for x in items]
+
+
+def _numbers_only(v) -> bool:
+    """A list's element that is a Python number for sure (not a tensor, not a list)."""
+    return type(v) is Number or (type(v) is Const and type(v.value) in (int, float, bool))
 
 
 def _numbers(data) -> bool:

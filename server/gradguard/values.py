@@ -556,7 +556,13 @@ def join(a: Val, b: Val) -> Val:
         options += [o for o in _alternatives(b) if o not in options]
         if len(options) <= MAX_ALTERNATIVES:
             return Alt(options)
+    if _number(a) and _number(b):
+        return NUMBER  # ``0.0 if done else 1.0``: some number, never a tensor
     return UNKNOWN
+
+
+def _number(v: Val) -> bool:
+    return type(v) is Number or (type(v) is Const and type(v.value) in (int, float))
 
 
 def join_elements(a: Val, b: Val) -> Val:

@@ -22,7 +22,14 @@ def on_read_grad(ev) -> Report | None:
         return None
     what = short(ev.target) if ev.target is not None else "the tensor"
     if ev.detail == "reader":  # a library function reads it (gradient clipping): nothing to use
-        return Report("GG106", ev.node, (("what", f"`{what}`"), ("raises", READER)), True, (), t.roots)
+        owners = {r.name for r in t.roots if r.kind == "params"}
+        fixes = ()
+        if ev.target is not None and len(owners) == 1 and owners == {r.name for r in t.roots}:
+            # the parameters of the one module the tensor was computed from
+            params = f"{owners.pop()}.parameters()"
+            fixes = (FixIntent("replace_expr", f"Clip `{params}` instead", (("expr", ev.target),), preferred=True,
+                               texts=(("text", params),)),)
+        return Report("GG106", ev.node, (("what", f"`{what}`"), ("raises", READER)), True, fixes, t.roots)
     raises = ev.known_context and _used_as_tensor(ev.node, ev.stmt)
     return Report("GG106", ev.node, (("what", f"`{what}`"), ("raises", RAISES if raises else "")), True,
                   _fixes(ev, t), t.roots, severity="error" if raises else None)

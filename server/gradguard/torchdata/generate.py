@@ -401,6 +401,7 @@ FUNCTIONS = {
     "torch.divide": lambda f, g: f(g(3), g.pos(3)),
     "torch.true_divide": lambda f, g: f(g(3), g.pos(3)),
     "torch.mm": lambda f, g: f(g(2, 3), g(3, 4)),
+    "torch.sparse.mm": lambda f, g: f(g(2, 3).to_sparse(), g(3, 4)),
     "torch.matmul": lambda f, g: f(g(2, 3), g(3, 4)),
     "torch.bmm": lambda f, g: f(g(2, 2, 3), g(2, 3, 4)),
     "torch.addmm": lambda f, g: f(g(4), g(2, 3), g(3, 4)),
