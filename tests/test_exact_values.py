@@ -2,7 +2,7 @@
 ``range`` counter is an int, ``math`` gives numbers, ``OrderedDict`` reads the pairs it is given
 (so ``nn.Sequential(OrderedDict(...))`` runs its layers in order), a list of one element yields
 that element, ``str.format`` and f-strings of constants are constants, either of two numbers is a
-number, and a tensor made from a list of numbers is a plain leaf. Each program raises under
+number, a tensor made from a list of numbers is a plain leaf, and ``zip(*rows)`` gives the columns. Each program raises under
 real torch, and GradGuard reports it there as an error, not as a maybe."""
 from __future__ import annotations
 
@@ -86,6 +86,19 @@ PROGRAMS = {
         loss = (values * masks).pow(2).mean()
         loss.backward()
         loss.backward()
+        """),
+    "a replay memory's rows transposed by zip(*rows)": ("GG101", 11, """\
+        import torch
+        import torch.nn as nn
+        q = nn.Linear(4, 2)
+        memory = []
+        for t in range(8):
+            s = torch.randn(4)
+            memory.append((s, q(s).max(), 1.0))
+        states, values, rewards = zip(*memory)
+        loss = torch.stack(values).pow(2).sum()
+        loss.backward()
+        torch.stack(values).pow(2).mean().backward()
         """),
 }
 

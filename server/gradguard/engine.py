@@ -1959,6 +1959,16 @@ class Engine(TorchModel, Autograd):
     def builtin_call(self, name, args, kwargs, node, st) -> Val:
         vals = [a for a, _ in args]
         if UNBOUND in kwargs and name in _COUNTS_ARGUMENTS:
+            if name == "zip" and len(vals) == 1 and type(vals[0]) is Tup and 0 < len(vals[0].items) <= MAX_UNROLLED:
+                # ``states, actions, rewards = zip(*batch)`` of rows of n fields (their number not
+                # known): n columns, each a tuple of so many of its field
+                columns = []
+                for i, field in enumerate(vals[0].items):
+                    column = Box(((node, i), self.frame.ctx), "list")
+                    self.allocate(column.oid, st)
+                    st.own_heap()[(column.oid, "*")] = field
+                    columns.append(column)
+                return Tup(columns)
             # ``zip(*outputs)`` of a list whose length is not known: its arguments are not
             # known (``args`` holds one element standing for all of them, not the list)
             return Iter() if name in ("zip", "map") else UNKNOWN
