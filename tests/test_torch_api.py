@@ -1250,7 +1250,7 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     "VIEW_METHODS", "VIEW_FUNCTIONS", "VIEW_ATTRIBUTES", "VIEW_SUBSCRIPTS", "SPLIT_OUTPUTS",
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
-    "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS",
+    "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
     "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
     "REGISTER_BUFFER", "MODULE_BUFFER_METHODS", "MODULE_NAMED_BUFFERS", "LAYERS_WITH_BUFFERS", "GRAD_MODE_QUERIES",
@@ -1703,3 +1703,15 @@ def test_grad_readers_read_the_grad_of_what_they_are_given(name):
         warnings.simplefilter("always")
         fn(loss, 1.0)
     assert any("not a leaf Tensor is being accessed" in str(c.message) for c in caught), name
+
+
+@pytest.mark.parametrize("name", sorted(api.MULTI_OUTPUTS))
+def test_multi_outputs_return_that_many_outputs_of_one_node(name):
+    """The op returns a tuple of exactly that many tensors, each requiring grad, made by one node
+    (the same grad_fn), whatever the (valid) arguments."""
+    fn = resolve(name) if name.startswith("torch.") else getattr(torch.Tensor, name)
+    for size in (3, 4):
+        a = torch.randn(size, size, dtype=torch.double, requires_grad=True)
+        out = fn(a @ a.T + torch.eye(size, dtype=torch.double))
+        assert isinstance(out, tuple) and len(out) == api.MULTI_OUTPUTS[name], name
+        assert all(t.requires_grad for t in out) and len({t.grad_fn.name() for t in out}) == 1, name

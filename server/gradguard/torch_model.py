@@ -857,6 +857,8 @@ def _layer_shape(layer: Layer, inputs: list):
 def _split_outputs(name: str, out: Val, by_dim: bool) -> Val:
     """``values, indices = x.max(1)``, ``x.topk(k)``: the op's result as torch returns it, a
     named pair whose indices never require grad."""
+    if name in api.MULTI_OUTPUTS and type(out) is Tensor:
+        return Tup((out,) * api.MULTI_OUTPUTS[name])
     wants = api.SPLIT_OUTPUTS.get(name)
     if wants is None and by_dim and name in api.BY_DIM_SPLIT_OUTPUTS:
         wants = (True, False)
