@@ -509,17 +509,21 @@ class Engine(TorchModel, Autograd):
         ``exact``: each item is one element (not a block that stands for several)."""
         ctx = LoopCtx(node, unrolled=exact)
         self.frame.loops.append(ctx)
-        self.created.append(set())
         cur, weak_before = st, st.wfreed
         for i, item in enumerate(items):
             ctx.continues = []
             s = cur.copy()
             self.assign(node.target, item, s)
-            cur = self.age(join_states([self.block(node.body, s)] + ctx.continues), node, i if exact else None)
+            # each pass ages what it built (what earlier passes built is aged already: the
+            # state holds their old copies), so a long unrolled loop costs each pass its own
+            self.created.append(set())
+            try:
+                cur = self.age(join_states([self.block(node.body, s)] + ctx.continues), node, i if exact else None)
+            finally:
+                created = self.created.pop()
+                self.created[-1] |= created
             if cur is None:
                 break
-        created = self.created.pop()
-        self.created[-1] |= created
         self.frame.loops.pop()
         if cur is not None and node.orelse:
             cur = self.block(node.orelse, cur)
