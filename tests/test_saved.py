@@ -113,6 +113,18 @@ def test_module_keeps(name):
                 expected = write == "input" or kind == "both" or input_grad
                 assert _raises(out) == expected, (input_grad, write)
         return
+    args = forward(generate.Inputs())
+    if kind == "self" and isinstance(args[0], torch.Tensor) and not args[0].is_floating_point():
+        # integer indices (an embedding): its backward reads them; its weight it does not keep
+        for write in ("input", "weight"):
+            torch.manual_seed(0)
+            module = construct(cls)
+            args = forward(generate.Inputs())
+            out = generate.tensors(module(*args))[0]
+            with torch.no_grad():
+                (args[0] if write == "input" else module.weight).add_(0)
+            assert _raises(out) == (write == "input"), write
+        return
     _check_recipe(lambda g: construct(cls)(*forward(g)), kind)
 
 

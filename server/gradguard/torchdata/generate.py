@@ -186,6 +186,20 @@ def _saved_tensors(node) -> list:
     return names
 
 
+def _keeps_index_input(cls, build, forward) -> bool:
+    """A module given integer indices (no operand that requires grad) whose backward raises when
+    they are written in place after the call: it saved them."""
+    torch.manual_seed(0)
+    inputs = forward(Inputs())
+    if not inputs or not isinstance(inputs[0], torch.Tensor) or inputs[0].is_floating_point():
+        return False
+    out = build(cls)(*inputs)
+    if not tensors(out) or not tensors(out)[0].requires_grad:
+        return False
+    _write(inputs[0])
+    return _backward(out) == "in_place"
+
+
 def _write(t) -> None:
     with torch.no_grad():  # as an optimizer step writes: the version counts all the same
         t.add_(0)
@@ -1066,6 +1080,8 @@ def derive(section: str, name: str) -> dict:
             return built.module(*forward(g))
 
         facts = probe(call, built)
+        if facts["keeps"] is None and _keeps_index_input(cls, build, forward):
+            facts["keeps"] = "self"  # ``nn.Embedding``: its backward reads the indices it was given
         facts["params"] = any(p.requires_grad for p in built.module.parameters())
         facts["returns"] = _returns(call(Inputs()))
         facts["inplace_flag"] = _in_place_flag(cls)
