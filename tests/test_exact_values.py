@@ -2,8 +2,12 @@
 ``range`` counter is an int, ``math`` gives numbers, ``OrderedDict`` reads the pairs it is given
 (so ``nn.Sequential(OrderedDict(...))`` runs its layers in order), a list of one element yields
 that element, ``str.format`` and f-strings of constants are constants, either of two numbers is a
-number, a tensor made from a list of numbers is a plain leaf, and ``zip(*rows)`` gives the columns. Each program raises under
-real torch, and GradGuard reports it there as an error, not as a maybe."""
+number, a tensor made from a list of numbers is a plain leaf, and ``zip(*rows)`` gives the columns.
+Torch's own rules keep shapes: a comparison gives a mask, indexing by which selects rows; a
+DataLoader's default collate stacks each tensor of an item (a dict's too) along a new first dim;
+a dict of known keys passed with ``**`` binds them; a short ``range`` loop runs pass by pass, and
+what each pass makes is its own (two models, not one). Each program raises under real torch, and
+GradGuard reports it there as an error, not as a maybe; their clean twins get no error."""
 from __future__ import annotations
 
 import textwrap
@@ -100,7 +104,115 @@ PROGRAMS = {
         loss.backward()
         torch.stack(values).pow(2).mean().backward()
         """),
+    "a loss per element of the rows a boolean mask selects": ("GG105", 8, """\
+        import torch
+        import torch.nn as nn
+        lin = nn.Linear(4, 3)
+        x = torch.randn(2, 5, 4)
+        mask = torch.ones(2, 5) > 0
+        out = lin(x[mask])
+        loss = nn.functional.mse_loss(out, torch.zeros_like(out), reduction="none")
+        loss.backward()
+        """),
+    "a dict of known keys passed as keywords": ("GG105", 19, """\
+        import torch
+        import torch.nn as nn
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+                self.criterion = nn.CrossEntropyLoss(reduction="none")
+            def forward(self, feats, labels=None, weights=None):
+                logits = self.fc(feats)
+                if labels is None:
+                    return logits
+                loss = self.criterion(logits, labels)
+                if weights is not None:
+                    loss = (loss * weights).sum()
+                return loss
+        head = Head()
+        batch = {"feats": torch.randn(6, 4), "labels": torch.randint(0, 3, (6,))}
+        loss = head(**batch)
+        loss.backward()
+        """),
+    "a DataLoader's batches of a dataset of dicts": ("GG105", 14, """\
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+        class Pairs(Dataset):
+            def __init__(self):
+                self.x = torch.randn(8, 4)
+                self.y = torch.randn(8, 2)
+            def __len__(self):
+                return 8
+            def __getitem__(self, i):
+                return {"x": self.x[i], "y": self.y[i]}
+        net = torch.nn.Linear(4, 2)
+        for batch in DataLoader(Pairs(), batch_size=4):
+            loss = (net(batch["x"]) - batch["y"]) ** 2
+            loss.backward()
+        """),
+    "two models made in a range(2) loop, each trained on its peer's output": ("GG101", 20, """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        models, optimizers = [], []
+        for i in range(2):
+            model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+            models.append(model)
+            optimizers.append(torch.optim.SGD(model.parameters(), lr=0.1))
+        x, labels = torch.randn(5, 4), torch.randint(0, 3, (5,))
+        outputs = []
+        for model in models:
+            outputs.append(model(x))
+        for i in range(2):
+            loss = F.cross_entropy(outputs[i], labels)
+            for j in range(2):
+                if i != j:
+                    loss = loss + F.kl_div(F.log_softmax(outputs[i], dim=1), F.softmax(outputs[j], dim=1),
+                                           reduction="batchmean")
+            optimizers[i].zero_grad()
+            loss.backward()
+            optimizers[i].step()
+        """),
 }
+
+# Twins of those that torch runs clean: no error either.
+CLEAN = {
+    "two models made in a range(2) loop, each stepped after its own backward": """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        models, optimizers = [], []
+        for i in range(2):
+            model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+            models.append(model)
+            optimizers.append(torch.optim.SGD(model.parameters(), lr=0.1))
+        x, labels = torch.randn(5, 4), torch.randint(0, 3, (5,))
+        outputs = []
+        for model in models:
+            outputs.append(model(x))
+        for i in range(2):
+            loss = F.cross_entropy(outputs[i], labels)
+            for j in range(2):
+                if i != j:
+                    loss = loss + F.kl_div(F.log_softmax(outputs[i], dim=1), F.softmax(outputs[j].detach(), dim=1),
+                                           reduction="batchmean")
+            optimizers[i].zero_grad()
+            loss.backward()
+            optimizers[i].step()
+        """,
+}
+
+
+@pytest.mark.parametrize("name", list(CLEAN))
+def test_clean_twins_get_no_error(name, tmp_path):
+    source = textwrap.dedent(CLEAN[name])
+    path = tmp_path / "prog.py"
+    path.write_text(source)
+    ran = torchrun.run(path)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    found = [(f.code, f.location.line) for f in analyze_source(source, str(path)).findings if f.severity == "error"]
+    assert found == []
 
 
 @pytest.mark.parametrize("name", list(PROGRAMS))

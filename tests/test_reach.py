@@ -197,7 +197,7 @@ def _chain_program(steps: int) -> str:
         {body}
             return t
         y = (w * 2).sum()
-        for i in range(3):
+        for i in range(10):  # (a loop run to its fixpoint, not pass by pass)
             out = helper(i, 0, y)
             out.backward()
     """).replace("{body}", body)

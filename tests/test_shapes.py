@@ -56,7 +56,8 @@ def _agrees(predicted, actual: tuple) -> bool:
 
 def _abstract(value, how: str):
     """A concrete argument as the engine would see it, knowing everything (``exact``), the
-    ranks only (``ranks``), or for each tensor only whether it is one element (``numel``)."""
+    ranks only (``ranks``), or for each tensor only whether it is one element and of each number
+    nothing (``numel``)."""
     if isinstance(value, torch.Tensor):
         shape = tuple(value.shape)
         if how == "ranks":
@@ -68,6 +69,8 @@ def _abstract(value, how: str):
         return type(value)(_abstract(v, how) for v in value)
     if isinstance(value, torch.dtype):
         return OPAQUE
+    if how == "numel" and type(value) in (int, float):
+        return shapes.NUMBER  # a number whose value is not known
     return value
 
 
@@ -104,6 +107,10 @@ FUNCTION_CALLS = {
     "torch.softmax": SOFTMAX, "torch.log_softmax": SOFTMAX,
     "torch.nn.functional.softmax": SOFTMAX, "torch.nn.functional.log_softmax": SOFTMAX,
     "torch.nn.functional.glu": [((a(),), {})],
+    "torch.nn.functional.instance_norm": [((torch.rand(2, 3, 5),), {}), ((torch.rand(1, 1, 5, 5),), {})],
+    "torch.nn.functional.layer_norm": [((a(), (4,)), {}), ((torch.rand(1, 1, 5), [5]), {})],
+    "torch.nn.functional.batch_norm": [((a(), torch.zeros(4), torch.ones(4)), {}), ((torch.rand(2, 1, 3), torch.zeros(1), torch.ones(1)), {})],
+    "torch.nn.functional.group_norm": [((a(), 2), {}), ((torch.rand(2, 4, 3), 1), {})],
     **{n: [((a(), row()), {}), ((a(), 2.0), {}), ((scalar(), a()), {}), ((one(), row()), {})]
        for n, kind in api.SHAPE_FUNCTIONS.items() if kind == "broadcast"},
     "torch.clamp": [((a(),), {"min": 0.0}), ((a(), row()), {}), ((one(),), {"max": row()})],
@@ -128,6 +135,7 @@ FUNCTION_CALLS = {
     "torch.stack": [(([a(), a()],), {}), (([a(), a()],), {"dim": 1}), (([scalar()],), {}), (((row(), row(), row()), -1), {})],
     "torch.gather": [((a(), 1, torch.zeros(3, 1, dtype=torch.long)), {}),
                      ((a(), 0), {"index": torch.zeros(1, 1, dtype=torch.long)})],
+    "torch.where": [((a() > 1, a(), row()), {}), ((row() > 1, one(), 0.0), {})],
     **{n: [(([a(), a()],), {}), (([a(), a()], 1), {}), (((a(), torch.rand(2, 4)),), {"dim": 0}),
            (([row(), row()], -1), {})] for n in ("torch.cat", "torch.concat")},
     # pooling as its module does: batched and not, the stride given or its kernel's, ceil_mode
@@ -169,6 +177,8 @@ METHOD_CALLS = {
     "matmul": [((torch.rand(4, 2),), {}), ((row(),), {})], "mm": [((torch.rand(4, 2),), {})],
     "to": [((torch.float64,), {}), ((), {"dtype": torch.float16})],
     "permute": [((1, 0), {}), (((1, 0),), {}), ((0,), {})],
+    "where": [((row() > 1, row()), {}), ((row() > 1, 0.0), {})],
+    "masked_fill": [((row() > 1, 0.0), {}), ((torch.rand(3, 1) > 1, 1.0), {})],
     "gather": [((1, torch.zeros(1, 1, dtype=torch.long)), {}), ((0,), {"index": torch.zeros(1, 1, dtype=torch.long)})],
 }
 
@@ -280,6 +290,10 @@ MODULE_CALLS = {
     "torch.nn.Softmax": [((1,), a())], "torch.nn.LogSoftmax": [((1,), a())],
     "torch.nn.LayerNorm": [((4,), a())], "torch.nn.BatchNorm1d": [((4,), a())],
     "torch.nn.BatchNorm2d": [((2,), torch.rand(2, 2, 3, 3))],
+    "torch.nn.Softmin": [((1,), a())], "torch.nn.RMSNorm": [((4,), a())], "torch.nn.GroupNorm": [((2, 4), a())],
+    "torch.nn.BatchNorm3d": [((2,), torch.rand(2, 2, 3, 3, 3))], "torch.nn.InstanceNorm1d": [((3,), torch.rand(2, 3, 5))],
+    "torch.nn.InstanceNorm2d": [((3,), torch.rand(2, 3, 5, 5))],
+    "torch.nn.TransformerEncoderLayer": [((4, 2, 8), a()), ((4, 2, 8), torch.rand(2, 3, 4)), ((4, 1, 8, 0.0), one().expand(1, 4))],
     "torch.nn.Linear": [((4, 6), a()), ((4, 1), torch.rand(1, 4)), ((4, 2), row())],
     "torch.nn.Flatten": [((), torch.rand(2, 3, 4)), ((0,), torch.rand(2, 3)), ((1, 2), torch.rand(2, 3, 4, 5))],
     "torch.nn.Unflatten": [((1, (2, 3)), torch.rand(4, 6)), ((-1, (1, 1)), torch.rand(5, 1)), ((0, [2, 2]), row())],

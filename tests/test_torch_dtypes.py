@@ -58,6 +58,15 @@ def test_integral_method(name):
     assert _integral(out) and not out.requires_grad
 
 
+@pytest.mark.parametrize("name", sorted(api.BOOL_METHODS))
+def test_bool_method(name):
+    """A mask: indexing by it selects, so the result's first dim is the count of true elements."""
+    assert name in api.INTEGRAL_METHODS
+    out = METHOD_RECIPES[name]()
+    assert out.dtype == torch.bool
+    assert torch.rand(out.shape + (2,))[out].shape == (int(out.sum()), 2)
+
+
 @pytest.mark.parametrize("name", sorted(api.INTEGRAL_FUNCTIONS))
 def test_integral_function(name):
     assert name in api.FACTORIES

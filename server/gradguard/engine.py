@@ -50,6 +50,7 @@ MAX_CALL_DEPTH = 12
 MAX_RECURSION = 3
 LAYER_BASE = "$layer"  # the heap slot of the torch layer a project's subclass of one is built on
 MAX_UNROLLED = 64  # loops over a model's known submodules unroll, up to this many
+MAX_UNROLLED_RANGE = 4  # ``range(n)`` of a known n up to this unrolls: each pass knows its i
 MAX_UNROLLED_BLOCKS = 8  # loops over a ModuleList's blocks, up to this many (each runs a forward)
 TENSOR_TYPE = LibRef("torch.Tensor")  # ``type(t)`` of a tensor: some tensor class (compared with Python's only)  # loops over a range of known bounds, up to this many indices
 MAX_SUBMODULE_DEPTH = 6
@@ -130,7 +131,7 @@ class Frame:
 
 
 class LoopCtx:
-    __slots__ = ("breaks", "continues", "node", "unrolled", "made")
+    __slots__ = ("breaks", "continues", "node", "unrolled", "made", "part")
 
     def __init__(self, node=None, unrolled=False):
         self.breaks: list = []
@@ -138,6 +139,7 @@ class LoopCtx:
         self.node = node  # the loop statement
         self.unrolled = unrolled  # one pass per known item, not a fixpoint
         self.made: set = set()  # the containers allocated in this pass over the body
+        self.part = None  # the pass of an unrolled loop running now
 
 
 class Engine(TorchModel, Autograd):
@@ -203,7 +205,7 @@ class Engine(TorchModel, Autograd):
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
         self.flag_vars: dict = {}  # settled flag -> what its tests' branches left different
         self.written_memo: dict = {}  # (attribute, modules loaded) -> ``_written``
-        self.made_roots: dict = {}  # (site, context, kind) -> Root (``new_root``)
+        self.made_roots: dict = {}  # (site, context, kind, unrolled passes) -> Root (``new_root``)
         self.costly: dict = {}  # the analysed file's functions abandoned over a budget (``_COSTLY``)
 
     # ----------------------------------------------------------------- modules
@@ -430,9 +432,11 @@ class Engine(TorchModel, Autograd):
                 and iterable.wrap[2].value <= iterable.wrap[1].value or \
                 type(iterable) is Iter and iterable.wrap == ("empty",):  # no items: the body never runs
             return self.block(node.orelse, st) if node.orelse else st
-        if _known_length(iterable, st) == 1 and type(iterable) is Iter and iterable.wrap[0] == "range":
-            # ``for epoch in range(1)`` (a setting of 1): one pass, no next iteration to walk again
-            return self.unrolled(st, node, [iterable.wrap[1]])
+        count = _known_length(iterable, st)
+        if count is not None and count <= MAX_UNROLLED_RANGE and type(iterable) is Iter and iterable.wrap[0] == "range":
+            # ``for epoch in range(1)`` (a setting of 1): one pass, no next iteration to walk again;
+            # ``for i in range(2)`` over two models: each pass with its own i (``outputs[i]``)
+            return self.unrolled(st, node, [Const(iterable.wrap[1].value + k) for k in range(count)])
         if type(iterable) is Obj and type(iterable.cls.lookup("__iter__")) is Func:
             # ``return iter(self.items)``: the loop walks that container, element after element
             it = self.call_func(iterable.cls.lookup("__iter__"), [iterable], {}, st, node.iter, bound=True)
@@ -511,7 +515,7 @@ class Engine(TorchModel, Autograd):
         self.frame.loops.append(ctx)
         cur, weak_before = st, st.wfreed
         for i, item in enumerate(items):
-            ctx.continues = []
+            ctx.continues, ctx.part = [], i
             s = cur.copy()
             self.assign(node.target, item, s)
             # each pass ages what it built (what earlier passes built is aged already: the
@@ -629,6 +633,11 @@ class Engine(TorchModel, Autograd):
             for alias in self.aliases.get(s, ()):
                 mapping[alias] = self.alias_of(aged, alias.key)
         return mapping
+
+    def unrolled_passes(self) -> tuple:
+        """Which pass of each unrolled loop around this statement runs (in callers too): what
+        two passes make at one site are two objects (``for _ in range(2): nets.append(Net())``)."""
+        return tuple((loop.node, loop.part) for frame in self.frames for loop in frame.loops if loop.part is not None)
 
     def in_fixpoint_loop(self) -> bool:
         """Some loop around this statement, in this call or a caller's, is analysed to its
@@ -1068,7 +1077,7 @@ class Engine(TorchModel, Autograd):
             v = self.ev(k.value, st)
             if k.arg:
                 kwargs[k.arg] = (v, k.value)
-            elif type(v) is Box and _passed_on(v, st):  # a ``**kwargs`` passed on unchanged
+            elif type(v) is Box and _passed_on(v, st):  # a dict whose keys are all known, unchanged
                 for key in st.heap[(v.oid, "kwkeys")].items:
                     kwargs[key.value] = (st.heap[(v.oid, ("k", key.value))], k.value)
             else:  # f(**options): keywords the analysis cannot name
@@ -1182,7 +1191,11 @@ class Engine(TorchModel, Autograd):
             if type(left) in (Tensor, Layer, Obj, Func, Class, Optim, Box, Tup):
                 return Const(type(node.ops[0]) is ast.IsNot)
         if type(left) is Tensor or any(type(r) is Tensor for r in rights):
-            return Tensor(NEVER)  # a bool tensor
+            # a bool tensor, of the operands' broadcast shape when it is one element-wise comparison
+            shape = None
+            if len(rights) == 1 and type(node.ops[0]) in _ELEMENTWISE_COMPARISONS:
+                shape = shapes.broadcast([_compared_shape(left), _compared_shape(rights[0])])
+            return Tensor(NEVER, shape=shape, integral=True, boolean=True)
         return UNKNOWN
 
     def e_BoolOp(self, node, st):
@@ -1266,6 +1279,8 @@ class Engine(TorchModel, Autograd):
         if elem is not None:
             st.own_heap()[(box.oid, "*")] = elem
         note_keys(st, box, keys)
+        if len(keys) == len(node.keys):  # every key known: ``f(**d)`` names them (until d changes)
+            st.own_heap()[(box.oid, "kwkeys")] = Tup(Const(k) for k in keys)
         return box
 
     def comprehension(self, node, st, elts, count=False):
@@ -1424,6 +1439,8 @@ class Engine(TorchModel, Autograd):
             items = _index_items(node.slice, index) if kind == "basic" else None
             if items is not None:
                 out.shape = shapes.index(base.shape, items)
+            elif type(index) is Tensor:  # ``x[mask]``, ``x[idx]``
+                out.shape = shapes.by_tensor(base.shape, index.shape, index.boolean)
             elif type(base.shape) is tuple and isinstance(node.slice, ast.Tuple):
                 # the leading whole ':' select the leading dims, whatever the rest of the index is
                 lead = 0
@@ -2016,7 +2033,10 @@ class Engine(TorchModel, Autograd):
         if name == "sum" and vals:
             elem = strong(self.iter_elem(vals[0], st, node), self.several)  # consumes every element
             if type(elem) is Tensor:
-                return self.op(node, [(elem, args[0][1])], False, st)
+                out = self.op(node, [(elem, args[0][1])], False, st)
+                if len(vals) == 1:  # 0 + each element: their broadcast, which their join covers
+                    out.shape = elem.shape
+                return out
             return UNKNOWN
         if name in ("min", "max"):
             out = None
@@ -2068,6 +2088,8 @@ class Engine(TorchModel, Autograd):
                 elem = value if elem is None else join(elem, value)
             st.own_heap()[(box.oid, "*")] = elem
             note_keys(st, box, list(kwargs))
+            if UNBOUND not in kwargs:
+                st.own_heap()[(box.oid, "kwkeys")] = Tup(Const(k) for k in kwargs)
             return box
         if name in ("list", "dict", "set"):
             box = Box((node, self.frame.ctx), name)
@@ -2573,6 +2595,7 @@ _EXPRESSIONS = {getattr(ast, name[2:]): fn for name, fn in vars(Engine).items()
 # --------------------------------------------------------------------- helpers
 _COMPARED = (int, float, str, bool, type(None))
 _EQUALITIES = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
+_ELEMENTWISE_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _COMPARISONS = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Is: lambda a, b: a is b,
                 ast.IsNot: lambda a, b: a is not b, ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
                 ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
@@ -2616,7 +2639,7 @@ def _basic_index(node, value) -> bool:
         return True
     if type(value) in (Tensor, Box) or isinstance(node, (ast.List, ast.ListComp)):
         return False
-    return type(value) is Const or value is UNKNOWN
+    return type(value) in (Const, Number, After) or value is UNKNOWN  # (a number or counter is an int)
 
 
 def _uid(seg: Seg) -> int:
@@ -2880,6 +2903,13 @@ def _derives(cls: Class, ancestor: Val, depth: int) -> Val:
     return answer
 
 
+def _compared_shape(v: Val):
+    """An operand's shape in an element-wise comparison: a number is 0-dim."""
+    if type(v) is Tensor:
+        return v.shape
+    return () if type(v) is Number or (type(v) is Const and type(v.value) in (int, float, bool)) else None
+
+
 def _index_items(node, index: Val):
     """A basic index as ``shapes.index`` takes it; None when a part of it is not known."""
     parts = node.elts if isinstance(node, ast.Tuple) else [node]
@@ -2894,7 +2924,7 @@ def _index_items(node, index: Val):
         elif type(value) is Const and (value.value is None or value.value is Ellipsis
                                        or (type(value.value) is int)):
             items.append(value.value)
-        elif type(value) is After:
+        elif type(value) in (After, Number):
             items.append(0)  # (its value does not matter: an int drops the dim)
         else:
             return None
@@ -3118,9 +3148,11 @@ def _counted(container: Layer) -> bool:
 
 
 def _passed_on(box: Box, st: State) -> bool:
-    """``box`` is a function's ``**kwargs`` as its call made it (keywords known, none changed)."""
+    """``box`` is a dict whose keys are all known (a function's ``**kwargs`` as its call made it,
+    a display of constant keys), none changed since."""
     keys = st.heap.get((box.oid, "kwkeys"))
-    return type(keys) is Tup and all((box.oid, ("k", key.value)) in st.heap for key in keys.items)
+    return type(keys) is Tup and all(type(key) is Const and (box.oid, ("k", key.value)) in st.heap
+                                     for key in keys.items)
 
 
 def _layer_base(cls, depth: int = 0) -> Optional[str]:

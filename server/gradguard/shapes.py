@@ -264,6 +264,7 @@ class Of:
 
 
 OPAQUE = object()  # an argument whose value is not known (it may even be a tensor)
+NUMBER = object()  # a Python number whose value is not known: 0-dim as an operand
 
 
 class Seq:
@@ -284,7 +285,7 @@ def _arg(args, kwargs, pos: int, name: str, default=None):
 def _operand(v) -> Shape:
     if type(v) is Of:
         return v.shape
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
+    if isinstance(v, (int, float)) and not isinstance(v, bool) or v is NUMBER:
         return ()
     return None if v is OPAQUE else False  # False: not a tensor operand (a string, None)
 
@@ -300,11 +301,14 @@ def _dims(v):
 
 def result(kind: str, args: Sequence, kwargs: dict) -> Shape:
     """The shape of an op's result; ``args`` start with the receiver of a method. Arguments
-    are :class:`Of` for tensors, python values for constants, :data:`OPAQUE` otherwise."""
+    are :class:`Of` for tensors, python values for constants, :data:`NUMBER` for numbers,
+    :data:`OPAQUE` otherwise."""
     first = args[0].shape if args and type(args[0]) is Of else None
     if kind == "same":
         return first
-    if kind == "broadcast":
+    if kind == "where" and len(args) + len(kwargs) != 3:
+        return None  # ``torch.where(cond)``: a tuple of index tensors
+    if kind in ("broadcast", "where"):
         operands = [_operand(v) for v in list(args) + list(kwargs.values())]
         return broadcast([s for s in operands if s is not False])
     if kind in ("reduce", "norm", "spread"):
@@ -502,3 +506,16 @@ def _spatial_out(kind: str, args, kwargs, sizes: tuple) -> tuple:
             out.append(None)
     return tuple(out)
 
+
+
+def by_tensor(shape: Shape, idx: Shape, mask: bool) -> Shape:
+    """``x[idx]`` for one tensor index: integer indices give idx's shape then x's other dims; a
+    bool mask of rank r gives one dim of unknown size then x's dims past r. When the index is not
+    known to be a mask, the result is what both say."""
+    if type(shape) is not tuple or type(idx) is not tuple or not shape:
+        return None
+    as_mask = (None,) + shape[len(idx):] if len(idx) <= len(shape) else None
+    if mask:
+        return as_mask
+    as_indices = idx + shape[1:]
+    return as_indices if as_mask is None else join(as_indices, as_mask)

@@ -397,6 +397,7 @@ RETAIN_GRAD = "retain_grad"
 #   whole: one element when called on the tensor alone (max(x)); max(x, dim) is not followed;
 #   norm: like reduce, but the dim is the third argument (p comes first);
 #   gathered: the shape of the ``index`` (x.gather(dim, index));
+#   where: the broadcast of its three arguments (``torch.where(cond)`` alone gives index tensors);
 #   view / flatten / unsqueeze / squeeze / transpose / matmul / stack: as those ops do.
 # Ops not listed here give a shape nothing is known of.
 _SAME_FUNCTIONS = ("neg", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "log1p", "expm1",
@@ -417,7 +418,8 @@ SHAPE_FUNCTIONS = {
     "torch.flatten": "flatten", "torch.reshape": "view", "torch.unsqueeze": "unsqueeze",
     "torch.squeeze": "squeeze", "torch.transpose": "transpose", "torch.t": "transpose",
     "torch.matmul": "matmul", "torch.mm": "matmul", "torch.stack": "stack", "torch.gather": "gathered",
-    "torch.cat": "cat", "torch.concat": "cat",
+    "torch.cat": "cat", "torch.concat": "cat", "torch.where": "where",
+    **{f"torch.nn.functional.{n}_norm": "same" for n in ("instance", "layer", "batch", "group")},
     **{f"torch.nn.functional.{kind}_pool{d}d": f"functional_pool{d}" for kind in ("max", "avg") for d in (1, 2, 3)},
     **{f"torch.nn.functional.adaptive_{kind}_pool{d}d": f"functional_adaptive{d}" for kind in ("max", "avg")
        for d in (1, 2, 3)},
@@ -433,7 +435,7 @@ SHAPE_METHODS = {
     "max": "whole", "min": "whole", "norm": "norm",
     "view": "view", "reshape": "view", "flatten": "flatten", "unsqueeze": "unsqueeze", "permute": "permute",
     "squeeze": "squeeze", "transpose": "transpose", "t": "transpose", "matmul": "matmul",
-    "mm": "matmul",
+    "mm": "matmul", "where": "where", "masked_fill": "broadcast",
 }
 del _SAME_FUNCTIONS, _ACTIVATIONS  # spelled out in the two tables above
 SHAPE_ATTRIBUTES = {"T": "reverse", "mT": "swap_last"}
@@ -481,7 +483,10 @@ MODULE_SHAPES = {
     **{f"torch.nn.{n}": "same" for n in ("ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU",
                                          "Mish", "Hardswish", "Hardtanh", "Softplus", "Sigmoid",
                                          "Tanh", "Softmax", "LogSoftmax", "Dropout", "Identity",
-                                         "LayerNorm", "BatchNorm1d", "BatchNorm2d", "PReLU")},
+                                         "LayerNorm", "BatchNorm1d", "BatchNorm2d", "PReLU", "SELU", "CELU",
+                                         "Softsign", "Hardsigmoid", "LogSigmoid", "Softmin", "Tanhshrink",
+                                         "AlphaDropout", "RMSNorm", "GroupNorm", "BatchNorm3d",
+                                         "InstanceNorm1d", "InstanceNorm2d", "TransformerEncoderLayer")},
     "torch.nn.Linear": "linear", "torch.nn.Flatten": "flatten", "torch.nn.Unflatten": "unflatten",
     **{f"torch.nn.Conv{d}d": f"conv{d}" for d in (1, 2, 3)},
     **{f"torch.nn.{kind}Pool{d}d": f"pool{d}" for kind in ("Max", "Avg") for d in (1, 2, 3)},
@@ -576,6 +581,8 @@ DTYPE_STRING_METHODS = frozenset({"type"})
 INTEGRAL_METHODS = frozenset({"long", "int", "short", "byte", "bool", "eq", "ne", "gt", "lt", "ge", "le",
                               "argmax", "argmin", "argsort", "nonzero", "isnan", "isinf", "isfinite",
                               "logical_not", "any", "all", "count_nonzero"})
+# Of those, the ones that give a bool tensor: as an index it is a mask (``x[x > 0]``).
+BOOL_METHODS = frozenset({"bool", "eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite", "logical_not"})
 INTEGRAL_FUNCTIONS = frozenset({"torch.nn.functional.one_hot", "torch.argmax", "torch.argmin", "torch.argsort",
                                 "torch.multinomial", "torch.bucketize", "torch.searchsorted", "torch.nonzero",
                                 "torch.isnan", "torch.isinf", "torch.isfinite", "torch.eq", "torch.ne",

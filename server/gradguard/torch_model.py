@@ -8,7 +8,7 @@ from math import prod
 
 from . import shapes
 from . import torch_api as api
-from .state import GRAD_OF, State, forget_items, retarget
+from .state import GRAD_OF, State, forget_items, note_keys, retarget
 from .values import (MAYBE, MUTATION_ALLOWED, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Box, Builtin, Const, Func, GradCtx, Iter, Layer,
                      LibRef, Number, Obj, Optim, Partial, Root, Tensor, Tup, TupleType, Val, join, merge_via, tensors_in,
                      truth)
@@ -301,21 +301,42 @@ class TorchModel:
         """One batch: the item ``dataset[i]`` gives, each tensor in it stacked with the others
         (a node that saves nothing, over the item's graph), numbers made tensors."""
         if type(dataset) is Obj and type(dataset.cls.lookup("__getitem__")) is Func:
-            item = self.invoke(dataset.cls.lookup("__getitem__"), [dataset, UNKNOWN], {}, st, site, bound=True)
+            # (the default sampler's indices are ints)
+            item = self.invoke(dataset.cls.lookup("__getitem__"), [dataset, NUMBER], {}, st, site, bound=True)
         elif type(dataset) is Box and dataset.kind == "list":
             item = self.iter_elem(dataset, st, site)
         else:
             return UNKNOWN
         return self.collate(item, site, st) if stacked else item
 
-    def collate(self, item: Val, site, st: State) -> Val:
+    def collate(self, item: Val, site, st: State, depth: int = 0) -> Val:
+        """The default collate: tensors stacked along a new first dim (the last batch may be
+        smaller: its size is not known), numbers made a tensor, tuples and dicts of known keys
+        collated item by item."""
         t = type(item)
         if t is Tensor:
-            return self.op(site, [(item, None)], False, st)
+            out = self.op(site, [(item, None)], False, st)
+            out.shape = shapes.insert(item.shape, 0, None)
+            return out
         if t is Tup:
-            return item.like(self.collate(x, site, st) for x in item.items)
-        if t is Const and isinstance(item.value, (int, float, bool)):
-            return Tensor(NEVER)
+            return item.like(self.collate(x, site, st, depth + 1) for x in item.items)
+        if t is Number or t is Const and isinstance(item.value, (int, float, bool)):
+            return Tensor(NEVER, shape=(None,))
+        keys = st.heap.get((item.oid, "kwkeys")) if t is Box and item.kind == "dict" else None
+        if type(keys) is Tup and all(type(k) is Const for k in keys.items) and depth < MAX_COLLATE_DEPTH:
+            box = Box(((site, depth), self.frame.ctx), "dict")
+            self.allocate(box.oid, st)
+            heap = st.own_heap()
+            elem = None
+            for key in keys.items:
+                value = self.collate(st.heap.get((item.oid, ("k", key.value)), UNKNOWN), site, st, depth + 1)
+                heap[(box.oid, ("k", key.value))] = value
+                elem = value if elem is None else join(elem, value)
+            if elem is not None:
+                heap[(box.oid, "*")] = elem
+            note_keys(st, box, [k.value for k in keys.items])
+            heap[(box.oid, "kwkeys")] = keys
+            return box
         return UNKNOWN
 
     def copy_value(self, v: Val, node, st) -> Val:
@@ -399,7 +420,7 @@ class TorchModel:
                 or _dtype_grad(kwargs.get(api.DTYPE_KEYWORD, (None, None))[0]) is False
             # (``x.new_zeros(n)``: memory of its own, which later in-place writes change)
             return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else self.fresh_storage(node, st),
-                                      integral=integral),
+                                      integral=integral, boolean=name in api.BOOL_METHODS),
                                api.SHAPE_METHODS.get(name),
                                [(t, recv)] + list(args), kwargs, st)
         if name in api.DETACH_IN_PLACE or name == api.REQUIRES_GRAD_SETTER:
@@ -552,9 +573,10 @@ class TorchModel:
     def new_root(self, node, kind: str, st: State) -> Root:
         """A ``requires_grad`` origin made at ``node`` (see ``freeze`` for its flag)."""
         st.own_heap()[(node, "frozen_all")] = Const(False)
-        # one per site and calling context, like segments: a loop making one each iteration
-        # reaches its fixpoint (a new one each time grew its roots until the passes ran out)
-        key = (node, self.frame.ctx, kind)
+        # one per site, calling context and pass of the unrolled loops around, like segments: a
+        # loop making one each iteration reaches its fixpoint (a new one each time grew its roots
+        # until the passes ran out)
+        key = (node, self.frame.ctx, kind, self.unrolled_passes())
         root = self.made_roots.get(key)
         if root is None:
             root = self.made_roots[key] = Root(node, self.stmt, self.frame.module.path, kind)
@@ -769,6 +791,9 @@ def _grad_owner(expr):
         expr = expr.value
     return None
 
+MAX_COLLATE_DEPTH = 4  # dicts in tuples in dicts ...: a bound for a self-referencing item
+
+
 def _shape_arg(v: Val, node, st: State):
     """An argument as the shape rules see it (``shapes.result``)."""
     tv = type(v)
@@ -776,6 +801,8 @@ def _shape_arg(v: Val, node, st: State):
         return shapes.Of(v.shape)
     if tv is Const:
         return v.value
+    if tv is Number:
+        return shapes.NUMBER
     if tv is Tup:
         return tuple(_shape_arg(x, None, st) for x in v.items)
     if tv is Box and type(st.heap.get((v.oid, "items"))) is Tup:

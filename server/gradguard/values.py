@@ -161,11 +161,11 @@ class After(Val):
 
 class Tensor(Val):
     __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape", "why", "storage", "maybe",
-                 "integral", "strided")
+                 "integral", "boolean", "strided")
 
     def __init__(self, grad=NO, leaf=True, segs=frozenset(), roots=frozenset(), via=None,
                  exact=True, weak=frozenset(), shape=None, why=frozenset(), storage=None, maybe=frozenset(),
-                 integral=False, strided=False):
+                 integral=False, strided=False, boolean=False):
         self.grad = grad
         self.leaf = leaf
         self.segs: frozenset = segs
@@ -188,6 +188,7 @@ class Tensor(Val):
         # known to be of an integer or bool dtype (``torch.tensor([2])``, ``x.long()``): torch
         # never lets such a tensor require grad (a cast to one cuts the graph)
         self.integral = integral
+        self.boolean = boolean  # known to be of bool dtype: indexing by it is masking
         # may be laid out other than contiguously (a transposed or sliced view, or an op's
         # result over one: element-wise ops keep their input's strides), so ``reshape`` of it
         # may copy; otherwise reshape, flatten and ravel return a view of its memory
@@ -203,7 +204,8 @@ class Tensor(Val):
         return (type(other) is Tensor and self.grad == other.grad and self.segs == other.segs
                 and self.roots == other.roots and self.leaf == other.leaf
                 and self.exact == other.exact and self.weak == other.weak
-                and self.shape == other.shape and self.maybe == other.maybe and self.integral == other.integral)
+                and self.shape == other.shape and self.maybe == other.maybe and self.integral == other.integral
+                and self.boolean == other.boolean)
 
     def __hash__(self):
         return hash((self.grad, self.segs, self.roots))
@@ -540,7 +542,7 @@ def join(a: Val, b: Val) -> Val:
                       via, a.exact and b.exact, a.weak | b.weak, shapes.join(a.shape, b.shape),
                       a.why | b.why if a.grad == b.grad == NEVER else frozenset(),
                       a.storage if a.storage == b.storage else None, a.maybe | b.maybe,
-                      a.integral and b.integral)
+                      a.integral and b.integral, a.strided or b.strided, a.boolean and b.boolean)
     if ta is Tensor:  # the other side is None or not a tensor: keep what we know of the tensor
         return a
     if tb is Tensor:
