@@ -16,6 +16,7 @@ import torch.nn.functional as F
 
 from gradguard import shapes
 from gradguard import torch_api as api
+from gradguard.torchdata import generate
 from gradguard.shapes import NONSCALAR, OPAQUE, Of
 
 
@@ -183,9 +184,14 @@ METHOD_CALLS = {
 }
 
 
+# Methods the generator takes as another, which this build of torch cannot run (``cuda`` needs a GPU).
+STAND_INS = {name: "to" for name, recipe in generate.METHODS.items() if recipe is None}
+
+
 @pytest.mark.parametrize("name", sorted(api.SHAPE_METHODS))
 def test_method_shape(name):
     kind = api.SHAPE_METHODS[name]
+    name = STAND_INS.get(name, name)
     exact = []
     for receiver in (a(), one()):
         for args, kwargs in METHOD_CALLS[name]:

@@ -399,45 +399,40 @@ RETAIN_GRAD = "retain_grad"
 #   gathered: the shape of the ``index`` (x.gather(dim, index));
 #   where: the broadcast of its three arguments (``torch.where(cond)`` alone gives index tensors);
 #   view / flatten / unsqueeze / squeeze / transpose / matmul / stack: as those ops do.
-# Ops not listed here give a shape nothing is known of.
-_SAME_FUNCTIONS = ("neg", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "log1p", "expm1",
-                   "reciprocal", "erf", "sigmoid", "relu", "abs", "square", "sign", "round",
-                   "floor", "ceil", "clone", "nan_to_num", "softmax", "log_softmax")
-_ACTIVATIONS = ("relu", "leaky_relu", "gelu", "silu", "elu", "relu6", "hardtanh", "softplus",
-                "mish", "hardswish", "logsigmoid", "sigmoid", "tanh", "softmax", "log_softmax",
-                "dropout", "normalize")
+# same, broadcast and reduce are generated (``shape`` in api.json: the generator runs each
+# function and method on tensors of several shapes, one element and 0-dim among them); the rest
+# is written here: the kinds the probes do not try, and the same three where the probes' calls do
+# not fit (softmax needs its dim, prod and logsumexp take no tuple of dims). Ops not listed give a
+# shape nothing is known of.
+_SOFTMAXES = ("softmax", "log_softmax")
 SHAPE_FUNCTIONS = {
-    **{f"torch.{n}": "same" for n in _SAME_FUNCTIONS},
-    **{f"torch.nn.functional.{n}": "same" for n in _ACTIVATIONS},
-    **{f"torch.{n}": "broadcast" for n in ("add", "sub", "subtract", "mul", "multiply", "div",
-                                           "divide", "true_divide", "pow", "atan2", "maximum",
-                                           "minimum", "clamp", "clip")},
-    **{f"torch.{n}": "reduce" for n in ("sum", "mean", "prod", "logsumexp", "amax", "amin")},
+    **{name: e["shape"] for name, e in _generated["functions"].items() if e["shape"]},
+    **{f"torch.{n}": "same" for n in _SOFTMAXES},
+    **{f"torch.nn.functional.{n}": "same" for n in ("normalize", "instance_norm", "layer_norm", "batch_norm",
+                                                    "group_norm")},
+    "torch.prod": "reduce", "torch.logsumexp": "reduce",
     "torch.std": "spread", "torch.var": "spread",
     "torch.max": "whole", "torch.min": "whole", "torch.norm": "norm",
     "torch.flatten": "flatten", "torch.reshape": "view", "torch.unsqueeze": "unsqueeze",
     "torch.squeeze": "squeeze", "torch.transpose": "transpose", "torch.t": "transpose",
     "torch.matmul": "matmul", "torch.mm": "matmul", "torch.stack": "stack", "torch.gather": "gathered",
     "torch.cat": "cat", "torch.concat": "cat", "torch.where": "where",
-    **{f"torch.nn.functional.{n}_norm": "same" for n in ("instance", "layer", "batch", "group")},
     **{f"torch.nn.functional.{kind}_pool{d}d": f"functional_pool{d}" for kind in ("max", "avg") for d in (1, 2, 3)},
     **{f"torch.nn.functional.adaptive_{kind}_pool{d}d": f"functional_adaptive{d}" for kind in ("max", "avg")
        for d in (1, 2, 3)},
 }
 SHAPE_METHODS = {
-    **{n: "same" for n in _SAME_FUNCTIONS + ("contiguous", "float", "double", "half", "cpu",
-                                              "detach", "long", "int", "bool", "to")},
-    "gather": "gathered",
-    **{n: "broadcast" for n in ("add", "sub", "mul", "div", "pow", "maximum", "minimum",
-                                "clamp", "clip")},
-    **{n: "reduce" for n in ("sum", "mean", "prod", "logsumexp", "amax", "amin")},
+    **{name: e["shape"] for name, e in _generated["methods"].items() if e["shape"]},
+    **{n: "same" for n in _SOFTMAXES + ("detach", "long", "int", "bool")},
+    "gather": "gathered", "masked_fill": "broadcast",
+    "prod": "reduce", "logsumexp": "reduce",
     "std": "spread", "var": "spread",
     "max": "whole", "min": "whole", "norm": "norm",
     "view": "view", "reshape": "view", "flatten": "flatten", "unsqueeze": "unsqueeze", "permute": "permute",
     "squeeze": "squeeze", "transpose": "transpose", "t": "transpose", "matmul": "matmul",
-    "mm": "matmul", "where": "where", "masked_fill": "broadcast",
+    "mm": "matmul", "where": "where",
 }
-del _SAME_FUNCTIONS, _ACTIVATIONS  # spelled out in the two tables above
+del _SOFTMAXES  # spelled out in the two tables above
 SHAPE_ATTRIBUTES = {"T": "reverse", "mT": "swap_last"}
 SHAPE_OPERATORS = {**{op: "broadcast" for op in ("Add", "Sub", "Mult", "Div", "Pow", "Mod",
                                                    "FloorDiv")},

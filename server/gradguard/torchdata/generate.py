@@ -12,7 +12,8 @@
   grad: its ``grad_fn`` and each new node's ``_saved_*`` tensors, whether a second backward raises
   (saved tensors are freed by the first), which of its operands and outputs written in place make
   the backward raise (what it keeps, and when), whether its result is a view of an input (a shared
-  version counter), which outputs require grad, and what ``inplace=True`` layers write.
+  version counter), which outputs require grad, and what ``inplace=True`` layers write; and how
+  each function's and method's result shape follows its arguments (``shape``).
 
 This module imports torch; the analyser never imports it (it reads the JSON files).
 """
@@ -1055,12 +1056,15 @@ def derive(section: str, name: str) -> dict:
         forms = VARIANTS["functions"].get(name, ())
         facts = probe(lambda g: FUNCTIONS[name](fn, g), variants=[lambda g, v=v: v(fn, g) for v in forms])
         facts["inplace_flag"] = _in_place_argument(name, fn)
+        facts["shape"] = shape_kind(fn)
         return facts
     if section == "methods":
         if METHODS[name] is None:
             return derive("methods", "to")
         method = getattr(torch.Tensor, name)
-        return probe(lambda g: METHODS[name](method, g))
+        facts = probe(lambda g: METHODS[name](method, g))
+        facts["shape"] = shape_kind(method)
+        return facts
     if section == "attributes":
         return probe(lambda g: getattr(ATTRIBUTES[name](g), name))
     if section == "operators":
@@ -1158,6 +1162,43 @@ def dtypes() -> dict:
         else:
             out[name] = True
     return out
+
+
+# ----------------------------------------------------------------------------- shapes
+# How an op's result shape follows its arguments (``gradguard.shapes.result``'s kinds), found by
+# running the op on tensors of several shapes: a kind is recorded only where it predicts every
+# probe. The shapes include 1-element and 0-dim tensors, so that "one element or not" (GG105)
+# is never claimed from a rule an op follows only for larger tensors.
+SAME_PROBES = ((3, 4), (2, 1, 3), (1,), ())
+BROADCAST_PROBES = (((3, 4), (4,)), ((1, 1), (4,)), ((3, 1), (1, 4)), ((), (2, 3)), ((1,), ()))
+REDUCE_PROBES = (((), {}, ()), ((1,), {}, (3,)), ((1, True), {}, (3, 1)), ((), {"dim": 0, "keepdim": True}, (1, 4)),
+                 (((0, 1),), {}, ()), ((-1,), {}, (3,)))
+
+
+def _shape_of(call) -> tuple | None:
+    try:
+        out = call()
+    except Exception:  # not an op these arguments suit
+        return None
+    return tuple(out.shape) if isinstance(out, torch.Tensor) else None
+
+
+def _operand(shape) -> torch.Tensor:
+    return torch.rand(shape) * 0.8 + 0.1  # in (0.1, 0.9): inside every op's domain
+
+
+def shape_kind(fn) -> str | None:
+    """``same`` (one tensor in, its shape out), ``broadcast`` (two operands: their broadcast),
+    ``reduce`` (no dim: one element; a dim, and keepdim, as ``sum`` does), or None."""
+    torch.manual_seed(0)
+    if all(_shape_of(lambda: fn(_operand(s))) == s for s in SAME_PROBES):
+        return "same"
+    if all(_shape_of(lambda: fn(_operand(a), _operand(b))) == tuple(torch.broadcast_shapes(a, b))
+           for a, b in BROADCAST_PROBES):
+        return "broadcast"
+    if all(_shape_of(lambda: fn(_operand((3, 4)), *args, **kwargs)) == want for args, kwargs, want in REDUCE_PROBES):
+        return "reduce"
+    return None
 
 
 def result_fields(aten: dict) -> dict:
