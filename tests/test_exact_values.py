@@ -4,10 +4,11 @@
 that element, ``str.format`` and f-strings of constants are constants, either of two numbers is a
 number, a tensor made from a list of numbers is a plain leaf, and ``zip(*rows)`` gives the columns.
 Torch's own rules keep shapes: a comparison gives a mask, indexing by which selects rows; a
-DataLoader's default collate stacks each tensor of an item (a dict's too) along a new first dim;
-a dict of known keys passed with ``**`` binds them; a short ``range`` loop runs pass by pass, and
-what each pass makes is its own (two models, not one). Each program raises under real torch, and
-GradGuard reports it there as an error, not as a maybe; their clean twins get no error."""
+DataLoader's default collate stacks each tensor of an item (a dict's too) along a new first dim.
+A dict of known keys passed with ``**`` binds them. Loops run pass by pass where their items are
+known: a short ``range`` (what each pass makes is its own: two models, not one), a dict whose keys
+are all known, a list known item by item. Each program raises under real torch, and GradGuard
+reports it there as an error, not as a maybe; their clean twins get no error."""
 from __future__ import annotations
 
 import textwrap
@@ -174,6 +175,15 @@ PROGRAMS = {
             loss.backward()
             optimizers[i].step()
         """),
+    "a dict of loss lists over one trunk, each backwarded in a loop over its items": ("GG101", 7, """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        h = torch.sigmoid(w)
+        losses = {"cls": [(h * 2).sum()], "reg": [(h ** 2).sum(), (w * 3).sum()]}
+        for name, parts in losses.items():
+            loss = sum(parts)
+            loss.backward()
+        """),
 }
 
 # Twins of those that torch runs clean: no error either.
@@ -200,6 +210,50 @@ CLEAN = {
             optimizers[i].zero_grad()
             loss.backward()
             optimizers[i].step()
+        """,
+    "a runner calling its one hook, which backwards the step's loss": """\
+        import torch
+        class OptimizerHook:
+            def after_train_iter(self, runner):
+                runner.outputs["loss"].backward()
+        class Runner:
+            def __init__(self, hooks):
+                self.hooks = hooks
+            def call_hook(self, name):
+                for hook in self.hooks:
+                    getattr(hook, name)(self)
+        w = torch.randn(3, requires_grad=True)
+        runner = Runner([OptimizerHook()])
+        for batch in [torch.randn(3) for _ in range(5)]:
+            runner.outputs = {"loss": (w * w * batch).sum()}
+            runner.call_hook("after_train_iter")
+        """,
+    "parameters made to require grad in a loop over the list that holds them": """\
+        import torch
+        import torch.nn.functional as F
+        C = torch.randn((27, 10))
+        W1 = torch.randn((30, 27))
+        parameters = [C, W1]
+        for p in parameters:
+            p.requires_grad = True
+        X, Y = torch.randint(0, 27, (32, 3)), torch.randint(0, 27, (32,))
+        for i in range(3):
+            loss = F.cross_entropy(C[X].view(-1, 30) @ W1, Y)
+            for p in parameters:
+                p.grad = None
+            loss.backward()
+            for p in parameters:
+                p.data += -0.1 * p.grad
+        """,
+    "a dict of losses over one trunk, summed in a loop over its values": """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        h = torch.sigmoid(w)
+        losses = {"a": (h * 2).sum(), "b": (h ** 2).sum()}
+        total = 0
+        for loss in losses.values():
+            total = total + loss
+        total.backward()
         """,
 }
 

@@ -51,6 +51,7 @@ MAX_RECURSION = 3
 LAYER_BASE = "$layer"  # the heap slot of the torch layer a project's subclass of one is built on
 MAX_UNROLLED = 64  # loops over a model's known submodules unroll, up to this many
 MAX_UNROLLED_RANGE = 4  # ``range(n)`` of a known n up to this unrolls: each pass knows its i
+MAX_UNROLLED_KEYS = 16  # loops over a dict whose keys are all known, up to this many, unroll
 MAX_UNROLLED_BLOCKS = 8  # loops over a ModuleList's blocks, up to this many (each runs a forward)
 TENSOR_TYPE = LibRef("torch.Tensor")  # ``type(t)`` of a tensor: some tensor class (compared with Python's only)  # loops over a range of known bounds, up to this many indices
 MAX_SUBMODULE_DEPTH = 6
@@ -443,8 +444,15 @@ class Engine(TorchModel, Autograd):
             if type(it) in (Box, Tup) or (type(it) is Iter and it.gen is None and it.wrap is not None):
                 iterable = it
         items = self.known_items(iterable, st)
+        walks = type(iterable) is Box and type(node.target) is ast.Name
         if items is not None:
-            return self.unrolled(st, node, items, exact=not _summary_items(iterable))
+            if walks:  # (what a pass does to its element, the list's element undergoes too)
+                self.frame.elements[node.target.id] = iterable
+            try:
+                return self.unrolled(st, node, items, exact=not _summary_items(iterable))
+            finally:
+                if walks:
+                    self.frame.elements.pop(node.target.id, None)
 
         cycles = _cycles(iterable)
 
@@ -457,7 +465,6 @@ class Engine(TorchModel, Autograd):
                 out.promote_weak(_element_segs(iterable, s))
             return out
 
-        walks = type(iterable) is Box and type(node.target) is ast.Name
         if walks:
             self.frame.elements[node.target.id] = iterable
         # ``for i in range(len(xs))``, ``for i, layer in enumerate(layers)``: lists indexed by i
@@ -490,6 +497,19 @@ class Engine(TorchModel, Autograd):
             # ``for i, conv in enumerate(self.convs)``: each index with its element
             inner = self.known_items(v.wrap[1], st)
             return None if inner is None else [Tup((Const(v.wrap[2].value + i), x)) for i, x in enumerate(inner)]
+        if type(v) is Box and v.kind == "dict" or type(v) is Iter and v.wrap is not None and v.wrap[0] == "view":
+            # ``for name, loss in losses.items()`` over a dict whose keys are all known: each
+            # key with the value it holds when the loop starts
+            box, view = (v, "keys") if type(v) is Box else (v.wrap[1], v.wrap[2])
+            if not _passed_on(box, st):
+                return None
+            keys = [k.value for k in st.heap[(box.oid, "kwkeys")].items]
+            if not 0 < len(keys) <= MAX_UNROLLED_KEYS:
+                return None
+            values = [st.heap[(box.oid, ("k", k))] for k in keys]
+            if view == "items":
+                return [Tup((Const(k), x)) for k, x in zip(keys, values)]
+            return values if view == "values" else [Const(k) for k in keys]
         if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) \
                 and 0 < len(v.children) <= MAX_UNROLLED_BLOCKS and all(_module_item(c) for c in v.children):
             # a few blocks, each as it is (the first may differ from the rest); blocks made in a
@@ -506,6 +526,8 @@ class Engine(TorchModel, Autograd):
             return items  # ``for m in model.modules()``: each module as it is
         if type(v) is Tup and len(items) <= MAX_UNROLLED:
             return items  # a tuple's length is fixed: each element as it is (``for s in state: s.detach_()``)
+        if items and len(items) <= MAX_UNROLLED_BLOCKS:
+            return items  # a list known item by item (``self.hooks = [OptimizerHook()]``): no pass past its end
         return None
 
     def unrolled(self, st, node, items, exact=True):
