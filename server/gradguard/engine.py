@@ -941,9 +941,14 @@ class Engine(TorchModel, Autograd):
                 if type(target.slice) is ast.Name:  # ``d[k] = v``: later reads of d[k] see v
                     self.frame.elements.pop(("key", target.slice.id), None)
                 index = self.ev(target.slice, st)
+                keys = st.heap.get((base.oid, "kwkeys")) if _passed_on(base, st) else None
                 forget_items(st, base)
                 if type(index) is Const:
                     st.own_heap()[(base.oid, ("k", index.value))] = value
+                    if keys is not None and any(k.value == index.value for k in keys.items):
+                        # a key it holds, given a new value: its keys stay all known
+                        st.own_heap()[(base.oid, "kwkeys")] = keys
+                        note_keys(st, base, [k.value for k in keys.items])
             elif type(base) is Tensor and type(value) is Tensor and isinstance(target.value, (ast.Name, ast.Attribute)) \
                     and st.grad is not False:  # (with grad recording off, x keeps what it was)
                 # x[i] = v writes v's graph into x (CopySlices); a buffer kept on an object too
@@ -2895,12 +2900,33 @@ def _isinstance(v: Val, cls: Val) -> Val:
     python_class = type(cls) is Builtin and cls.name in _PYTHON_TYPES
     if type(v) is Tensor and (tensor_class or python_class):
         return Const(tensor_class)
+    if type(v) is Obj and tensor_class:  # ``isinstance(outputs, torch.Tensor)`` of a model's output object
+        return _tensor_subclass(v.cls, 0)
     if type(v) in (Tup, Box) and (tensor_class or python_class):
         if tensor_class:
             return Const(False)
         fits = type(v) in _PYTHON_TYPES[cls.name] and (type(v) is Tup or v.kind == cls.name)
         return Const(fits)
     return UNKNOWN
+
+
+def _tensor_subclass(cls: Class, depth: int) -> Val:
+    """Whether the project's class ``cls`` derives from ``torch.Tensor``: not when all its
+    ancestry is the project's, Python's builtins or torch's layers; unknown past any other
+    library class (``nn.Parameter`` is a tensor too)."""
+    answer = Const(False)
+    for base in cls.bases:
+        if type(base) is Class:
+            found = _tensor_subclass(base, depth + 1) if depth < MAX_SUBMODULE_DEPTH else UNKNOWN
+        elif type(base) is LibRef:
+            found = Const(True) if base.qual in api.TENSOR_CLASSES else \
+                Const(False) if base.qual in api.MODULES or base.qual in api.MODULE_BASES else UNKNOWN
+        else:
+            found = Const(False) if type(base) is Builtin else UNKNOWN
+        if found == Const(True):
+            return found
+        answer = answer if found == Const(False) else UNKNOWN
+    return answer
 
 
 def _derives(cls: Class, ancestor: Val, depth: int) -> Val:
