@@ -136,6 +136,30 @@ PROGRAMS = {
         loss = head(**batch)
         loss.backward()
         """),
+    "a batch dict moved key by key, passed as keywords, its output object unwrapped": ("GG105", 22, """\
+        import torch
+        import torch.nn as nn
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+            def forward(self, feats, labels):
+                return nn.functional.cross_entropy(self.fc(feats), labels, reduction="none")
+        class Output:
+            def __init__(self, loss):
+                self.loss = loss
+        def unwrap(out):
+            if isinstance(out, torch.Tensor):
+                return out.mean()
+            return out.loss
+        head = Head()
+        batch = {"feats": torch.randn(6, 4), "labels": torch.randint(0, 3, (6,))}
+        for k, v in batch.items():
+            batch[k] = v.to("cpu")
+        out = Output(head(**batch))
+        loss = unwrap(out)
+        loss.backward()
+        """),
     "a DataLoader's batches of a dataset of dicts": ("GG105", 14, """\
         import torch
         from torch.utils.data import DataLoader, Dataset
