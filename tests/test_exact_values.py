@@ -4,7 +4,8 @@
 that element, ``str.format`` and f-strings of constants are constants, either of two numbers is a
 number, a tensor made from a list of numbers is a plain leaf, and ``zip(*rows)`` gives the columns.
 Torch's own rules keep shapes: a comparison gives a mask, indexing by which selects rows; a
-DataLoader's default collate stacks each tensor of an item (a dict's too) along a new first dim.
+DataLoader's default collate stacks each tensor of an item (a dict's too) along a new first dim,
+with worker processes too (which send items that carry no graph only).
 A dict of known keys passed with ``**`` binds them. Loops run pass by pass where their items are
 known: a short ``range`` (what each pass makes is its own: two models, not one), a dict whose keys
 are all known, a list known item by item. Each program raises under real torch, and GradGuard
@@ -159,6 +160,15 @@ PROGRAMS = {
         out = Output(head(**batch))
         loss = unwrap(out)
         loss.backward()
+        """),
+    "a DataLoader with worker processes over a TensorDataset": ("GG105", 7, """\
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+        net = torch.nn.Linear(4, 2)
+        ds = TensorDataset(torch.randn(8, 4), torch.randn(8, 2))
+        for x, y in DataLoader(ds, batch_size=4, shuffle=True, num_workers=2, pin_memory=True):
+            loss = (net(x) - y) ** 2
+            loss.backward()
         """),
     "a DataLoader's batches of a dataset of dicts": ("GG105", 14, """\
         import torch

@@ -1234,7 +1234,7 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     "DATA_CONVERTERS", "SAMPLE_METHODS", "TENSOR_CLASSES", "MODULE_NAMED_METHODS", "MODULE_FORWARD_HOOKS",
     "DETACHES", "GRAD_RESET_METHODS", "GRAD_TENSOR_RESETS", "DETACHED_ATTRIBUTES", "NOT_OPTIMIZER_PREFIXES",
     "TENSOR_HOOK_METHODS", "MODULE_REGISTERS", "DATA_LOADERS", "DATA_LOADER_KEYWORDS", "DATA_LOADER_ORDER_KEYWORDS",
-    "DATA_LOADER_DEFAULTS", "TENSOR_DATASETS",
+    "DATA_LOADER_WORKER_KEYWORDS", "TENSOR_DATASETS",
     "RETAIN_GRAPH", "CREATE_GRAPH", "INPUTS", "REQUIRES_GRAD", "TORCH", "MODULE_FORWARD", "GRAD_MODE_KEYWORD",
     # tests/test_shapes.py
     "SHAPE_FUNCTIONS", "SHAPE_METHODS", "SHAPE_ATTRIBUTES", "SHAPE_OPERATORS", "FACTORY_SHAPES", "SHAPE_ATTRIBUTE",
@@ -1618,8 +1618,6 @@ def test_data_loader_stacks_items_with_their_graphs(name):
     signature = inspect.signature(loader_class.__init__)
     positional = [p for p in signature.parameters if p != "self"][:len(api.DATA_LOADER_KEYWORDS)]
     assert tuple(positional) == api.DATA_LOADER_KEYWORDS
-    for keyword, default in api.DATA_LOADER_DEFAULTS:
-        assert signature.parameters[keyword].default == default
     assert api.DATA_LOADER_ORDER_KEYWORDS <= set(signature.parameters)
     w = torch.ones(3, requires_grad=True)
     x = torch.randn(4, 3) * w
@@ -1628,6 +1626,22 @@ def test_data_loader_stacks_items_with_their_graphs(name):
     assert type(xb.grad_fn).__name__ == "StackBackward0" and not yb.requires_grad
     xb, yb = next(iter(loader_class(items, batch_size=None)))
     assert xb is items[0][0]
+
+
+@pytest.mark.parametrize("name", sorted(api.DATA_LOADERS))
+def test_data_loader_workers_send_items_without_graph_only(name):
+    """``api.DATA_LOADER_WORKER_KEYWORDS``: the loader takes them all; from worker processes a
+    batch of items without graph is what the main process would stack, and an item that carries
+    a graph is refused."""
+    loader_class = resolve(name)
+    assert api.DATA_LOADER_WORKER_KEYWORDS <= set(inspect.signature(loader_class.__init__).parameters)
+    x = torch.randn(4, 3)
+    items = [(x[i], 1.0) for i in range(4)]
+    xb, yb = next(iter(loader_class(items, batch_size=2, num_workers=2, pin_memory=False, persistent_workers=False)))
+    assert torch.equal(xb, x[:2]) and yb.shape == (2,) and not xb.requires_grad
+    w = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        next(iter(loader_class([(x[i] * w,) for i in range(4)], batch_size=2, num_workers=1)))
 
 
 @pytest.mark.parametrize("name", sorted(api.TENSOR_DATASETS))

@@ -2496,7 +2496,7 @@ class Engine(TorchModel, Autograd):
                 if kind == "enumerate":
                     return Tup((_counter(v.wrap[2], first), self.iter_elem(v.wrap[1], st, site)))
                 if kind == "loader":
-                    return self.batch(v.wrap[1], v.wrap[2], st, site)
+                    return self.batch(v.wrap[1], v.wrap[2], v.wrap[3], st, site)
                 if kind in ("chain", "cycle"):  # itertools.chain(a, b), cycle(a): the items of each in turn
                     out = None
                     for x in v.wrap[1]:

@@ -120,14 +120,17 @@ TENSOR_CLASSES = frozenset({"torch.Tensor"})
 # they keep its graph (FUNCTIONS).
 DATA_CONVERTERS = frozenset({"torch.as_tensor", "torch.asarray", "torch.Tensor", "torch.FloatTensor",
                              "torch.DoubleTensor", "torch.HalfTensor", "torch.BFloat16Tensor"})
-# Data loaders whose batches, with the default collate in the main process, stack the items the
-# dataset gives (``dataset[i]``) keeping their graphs. Only these keywords leave that so: workers
-# pickle the items (a non-leaf that requires grad is refused), a collate_fn may do anything.
+# Data loaders whose batches, with the default collate, stack the items the dataset gives
+# (``dataset[i]``), keeping their graphs in the main process. Only these keywords leave that so:
+# a collate_fn or a batch_sampler may do anything.
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 DATA_LOADER_KEYWORDS = ("dataset", "batch_size", "shuffle")  # in this order, also positional
 DATA_LOADER_ORDER_KEYWORDS = frozenset({"sampler", "drop_last", "generator"})  # which items, in what order
-DATA_LOADER_DEFAULTS = (("num_workers", 0), ("pin_memory", False),
-                        ("persistent_workers", False))  # given with these values, nothing changes
+# Where and how the batches are made: items that carry no graph come out the same; with worker
+# processes, an item that carries a graph is refused (it cannot be sent between processes).
+DATA_LOADER_WORKER_KEYWORDS = frozenset({"num_workers", "pin_memory", "persistent_workers", "prefetch_factor",
+                                         "timeout", "worker_init_fn", "multiprocessing_context",
+                                         "pin_memory_device", "in_order"})
 # Datasets whose items are the rows of the tensors they were given (``(x[i], y[i])``).
 TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
 # Methods of torch.distributions objects (modelled as the tensors of their parameters) that draw

@@ -122,7 +122,7 @@ class TorchModel:
         if qual in api.TENSOR_DATASETS and args and not kwargs:
             rows = Box((node, self.frame.ctx), "list")  # its items: a row of each tensor
             self.allocate(rows.oid, st)
-            st.own_heap()[(rows.oid, "*")] = Tup(self.op(node, [a], False, st) if type(a[0]) is Tensor else UNKNOWN
+            st.own_heap()[(rows.oid, "*")] = Tup(self._row(node, a, st) if type(a[0]) is Tensor else UNKNOWN
                                            for a in args)
             return rows
         if qual in api.NUMPY_CONVERTERS:
@@ -283,29 +283,39 @@ class TorchModel:
             return self.unknown_call([(Tup(held), None)], {})
         return UNKNOWN
 
+    def _row(self, node, arg, st: State) -> Tensor:
+        """``t[i]`` of a TensorDataset's tensor: its shape without the first dim."""
+        row = self.op(node, [arg], False, st)
+        row.shape = shapes.index(arg[0].shape, [0])
+        return row
+
     def data_loader(self, args, kwargs) -> Val:
         """``DataLoader(dataset, batch_size=n)`` as the default setup runs it: an iterator over
         batches of the dataset's items (see ``batch``). Anything else (workers, a collate_fn,
         a batch sampler) is not modelled: its batches are unknown."""
         given = dict(zip(api.DATA_LOADER_KEYWORDS, (v for v, _ in args)))
-        known = {*api.DATA_LOADER_KEYWORDS, *api.DATA_LOADER_ORDER_KEYWORDS, *dict(api.DATA_LOADER_DEFAULTS)}
+        known = {*api.DATA_LOADER_KEYWORDS, *api.DATA_LOADER_ORDER_KEYWORDS, *api.DATA_LOADER_WORKER_KEYWORDS}
         if len(args) > len(api.DATA_LOADER_KEYWORDS) or set(kwargs) - known or set(given) & set(kwargs):
             return UNKNOWN
         given.update({k: v for k, (v, _) in kwargs.items()})
-        if "dataset" not in given or any(given.get(k, Const(v)) != Const(v) for k, v in api.DATA_LOADER_DEFAULTS):
+        if "dataset" not in given:
             return UNKNOWN
         size = given.get("batch_size")
-        return Iter(wrap=("loader", given["dataset"], not (type(size) is Const and size.value is None)))
+        workers = given.get("num_workers", Const(0)) != Const(0)  # (a number not known may be some)
+        return Iter(wrap=("loader", given["dataset"], not (type(size) is Const and size.value is None), workers))
 
-    def batch(self, dataset: Val, stacked: bool, st: State, site) -> Val:
+    def batch(self, dataset: Val, stacked: bool, workers: bool, st: State, site) -> Val:
         """One batch: the item ``dataset[i]`` gives, each tensor in it stacked with the others
-        (a node that saves nothing, over the item's graph), numbers made tensors."""
+        (a node that saves nothing, over the item's graph), numbers made tensors. From worker
+        processes, only an item that carries no graph (one that does is refused there)."""
         if type(dataset) is Obj and type(dataset.cls.lookup("__getitem__")) is Func:
             # (the default sampler's indices are ints)
             item = self.invoke(dataset.cls.lookup("__getitem__"), [dataset, NUMBER], {}, st, site, bound=True)
         elif type(dataset) is Box and dataset.kind == "list":
             item = self.iter_elem(dataset, st, site)
         else:
+            return UNKNOWN
+        if workers and _carries_graph(item, st, 0):
             return UNKNOWN
         return self.collate(item, site, st) if stacked else item
 
@@ -792,6 +802,18 @@ def _grad_owner(expr):
     return None
 
 MAX_COLLATE_DEPTH = 4  # dicts in tuples in dicts ...: a bound for a self-referencing item
+
+
+def _carries_graph(item: Val, st: State, depth: int) -> bool:
+    """A dataset's item holds a tensor that may require grad (a dict's values too)."""
+    t = type(item)
+    if t is Tensor:
+        return item.grad != NEVER
+    if t is Tup:
+        return any(_carries_graph(x, st, depth + 1) for x in item.items)
+    if t is Box:
+        return depth >= MAX_COLLATE_DEPTH or _carries_graph(st.heap.get((item.oid, "*"), UNKNOWN), st, depth + 1)
+    return False  # (what is not known collates to nothing known)
 
 
 def _shape_arg(v: Val, node, st: State):
