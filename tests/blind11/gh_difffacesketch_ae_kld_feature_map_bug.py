@@ -67,7 +67,7 @@ def train_ae(model, optimizer, loader, epochs=2):
             for part, out in outputs.items():
                 mse = criterion(out[0], sketches[part])
                 kld = out[1]
-                loss = loss + mse + 1e-4 * kld
+                loss = loss + mse + 1e-4 * kld  # expect: GG202
             optimizer.zero_grad()
             loss.backward()  # expect: GG105
             optimizer.step()

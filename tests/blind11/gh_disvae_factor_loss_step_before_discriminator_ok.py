@@ -2,7 +2,8 @@
 """disentangling-vae's FactorKLoss with a fix (the thread pointed to the PyTorch forum's advice;
 this is the right one): the discriminator's loss takes its term on the VAE's latents from
 latent_sample1.detach(), so d_tc_loss.backward() trains the discriminator only and never walks
-back through the encoder that the VAE optimizer's step() has just updated.
+back through the encoder that the VAE optimizer's step() has just updated (so the VAE loss no
+longer needs retain_graph=True).
 """
 import torch
 import torch.nn as nn
@@ -92,7 +93,7 @@ class FactorKLoss:
         vae_loss = rec_loss + kl_loss + self.gamma * tc_loss
 
         optimizer.zero_grad()
-        vae_loss.backward(retain_graph=True)
+        vae_loss.backward()
         optimizer.step()
 
         latent_sample2 = model.sample_latent(data2)
