@@ -8,8 +8,10 @@ DataLoader's default collate stacks each tensor of an item (a dict's too) along 
 with worker processes too (which send items that carry no graph only).
 A dict of known keys passed with ``**`` binds them. Loops run pass by pass where their items are
 known: a short ``range`` (what each pass makes is its own: two models, not one), a dict whose keys
-are all known, a list known item by item. Each program raises under real torch, and GradGuard
-reports it there as an error, not as a maybe; their clean twins get no error."""
+are all known, a list known item by item; a comprehension over such a list makes one known item by
+item; ``xs[-1]`` after appends is the last value appended. An ``nn.ParameterList`` holds parameters
+its module registers. Each program raises under real torch, and GradGuard reports it there as an
+error, not as a maybe; their clean twins get no error."""
 from __future__ import annotations
 
 import textwrap
@@ -217,6 +219,61 @@ PROGRAMS = {
         for name, parts in losses.items():
             loss = sum(parts)
             loss.backward()
+        """),
+    "two models' outputs made by a comprehension over them, each trained on its peer's": ("GG101", 18, """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        models, optimizers = [], []
+        for i in range(2):
+            model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+            models.append(model)
+            optimizers.append(torch.optim.SGD(model.parameters(), lr=0.1))
+        x, labels = torch.randn(5, 4), torch.randint(0, 3, (5,))
+        outputs = [model(x) for model in models]
+        for i in range(2):
+            loss = F.cross_entropy(outputs[i], labels)
+            for j in range(2):
+                if i != j:
+                    loss = loss + F.kl_div(F.log_softmax(outputs[i], dim=1), F.softmax(outputs[j], dim=1),
+                                           reduction="batchmean")
+            optimizers[i].zero_grad()
+            loss.backward()
+            optimizers[i].step()
+        """),
+    "the last state a loop appended, carried into the next epoch": ("GG101", 11, """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        seq = [torch.randn(3) for _ in range(5)]
+        h = torch.zeros(3)
+        for epoch in range(6):
+            hs = []
+            for x in seq:
+                h = torch.tanh(h * w + x)
+                hs.append(h)
+            loss = hs[-1].sum()
+            loss.backward()
+        """),
+    "an nn.ParameterList's weights stepped between two backwards": ("GG103", 19, """\
+        import torch
+        import torch.nn as nn
+        class Cell(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.Ws = nn.ParameterList([nn.Parameter(torch.randn(3, 3)) for _ in range(2)])
+            def forward(self, x):
+                for W in self.Ws:
+                    x = torch.tanh(x @ W)
+                return x
+        cell = Cell()
+        opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+        x = torch.randn(2, 3)
+        out = cell(x)
+        loss1 = out.pow(2).sum()
+        loss2 = out.abs().sum()
+        loss1.backward(retain_graph=True)
+        opt.step()
+        loss2.backward()
         """),
 }
 

@@ -306,6 +306,10 @@ MODULE_CALLS = {
     # batched and unbatched; one output channel, one input: the batch keeps it several
     **{f"torch.nn.Conv{d}d": [((3, 5, 3), torch.rand(2, 3, *[6] * d)), ((3, 1, 3), torch.rand(3, *[6] * d)),
                               ((3, 1, 1), torch.rand(4, 3, *[1] * d))] for d in (1, 2, 3)},
+    **{f"torch.nn.ConvTranspose{d}d": [((3, 5, 4, 2, 1), torch.rand(2, 3, *[4] * d)), ((3, 1, 3), torch.rand(3, *[5] * d)),
+                                       ((3, 2, 3, 2, 1, 1), torch.rand(1, 3, *[3] * d)), ((3, 1, 1), torch.rand(1, 3, *[1] * d)),
+                                       ((3, 2, 3, 1, 0, 0, 1, True, 2), torch.rand(2, 3, *[4] * d))]
+       for d in (1, 2, 3)},
     **{f"torch.nn.{k}Pool{d}d": [((2,), torch.rand(2, 3, *[6] * d)), ((2,), torch.rand(3, *[6] * d)),
                                  ((1,), torch.rand(1, 1, *[1] * d)), ((3, 2, 1), torch.rand(2, 3, *[7] * d))]
        for k in ("Max", "Avg") for d in (1, 2, 3)},

@@ -1234,7 +1234,7 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     "DATA_CONVERTERS", "SAMPLE_METHODS", "TENSOR_CLASSES", "MODULE_NAMED_METHODS", "MODULE_FORWARD_HOOKS",
     "DETACHES", "GRAD_RESET_METHODS", "GRAD_TENSOR_RESETS", "DETACHED_ATTRIBUTES", "NOT_OPTIMIZER_PREFIXES",
     "TENSOR_HOOK_METHODS", "MODULE_REGISTERS", "DATA_LOADERS", "DATA_LOADER_KEYWORDS", "DATA_LOADER_ORDER_KEYWORDS",
-    "DATA_LOADER_WORKER_KEYWORDS", "TENSOR_DATASETS",
+    "DATA_LOADER_WORKER_KEYWORDS", "TENSOR_DATASETS", "NEVER_A_TENSOR_TYPE", "PARAMETER_CONTAINERS",
     "RETAIN_GRAPH", "CREATE_GRAPH", "INPUTS", "REQUIRES_GRAD", "TORCH", "MODULE_FORWARD", "GRAD_MODE_KEYWORD",
     # tests/test_shapes.py
     "SHAPE_FUNCTIONS", "SHAPE_METHODS", "SHAPE_ATTRIBUTES", "SHAPE_OPERATORS", "FACTORY_SHAPES", "SHAPE_ATTRIBUTE",
@@ -1586,6 +1586,9 @@ def test_to_numpy_method(name):
     getattr((torch.randn(3, requires_grad=True) * 2).detach(), name)()
 
 
+NUMPY_ARGUMENTS = {"numpy.expand_dims": (0,), "numpy.tile": (2,)}  # what they need besides the array
+
+
 @pytest.mark.parametrize("name", sorted(api.NUMPY_CONVERTERS))
 def test_numpy_converter(name):
     """A NumPy function raises on a list of tensors that require grad (it converts them), on
@@ -1593,11 +1596,13 @@ def test_numpy_converter(name):
     import numpy as np
 
     fn = getattr(np, name.removeprefix("numpy."))
+    more = NUMPY_ARGUMENTS.get(name, ())
     w = torch.randn(3, requires_grad=True)
     for bad in ((w * 2, [w * 2, w * 3]) if api.NUMPY_CONVERTERS[name] else ([w * 2, w * 3],)):
         with pytest.raises(RuntimeError, match=re.escape(NUMPY_MESSAGE)):
-            fn(bad)
-    fn([(w * 2).detach(), (w * 3).detach()])
+            fn(bad, *more)
+    fn([(w * 2).detach(), (w * 3).detach()], *more)
+
 
 
 def test_grad_of_a_non_leaf_is_none_unless_retained():
@@ -1626,6 +1631,27 @@ def test_data_loader_stacks_items_with_their_graphs(name):
     assert type(xb.grad_fn).__name__ == "StackBackward0" and not yb.requires_grad
     xb, yb = next(iter(loader_class(items, batch_size=None)))
     assert xb is items[0][0]
+
+
+@pytest.mark.parametrize("name", sorted(api.PARAMETER_CONTAINERS))
+def test_parameter_container_is_registered(name):
+    """``api.PARAMETER_CONTAINERS``: a list (dict) of the parameters it is given, which the module
+    holding it yields from ``parameters()``."""
+    kind = api.PARAMETER_CONTAINERS[name]
+    params = [torch.nn.Parameter(torch.randn(2)) for _ in range(2)]
+    holder = torch.nn.Module()
+    holder.ws = resolve(name)(params if kind == "list" else {"a": params[0], "b": params[1]})
+    held = list(holder.ws) if kind == "list" else list(holder.ws.values())
+    assert all(h is p for h, p in zip(held, params)) and len(held) == 2
+    assert {id(p) for p in holder.parameters()} == {id(p) for p in params}
+
+
+@pytest.mark.parametrize("name", sorted(api.NEVER_A_TENSOR_TYPE))
+def test_never_a_tensor_type(name):
+    cls = resolve(name)
+    w = torch.ones(2, requires_grad=True)
+    made = (w, w * 2, cls(w), cls(torch.ones(2)), torch.nn.Parameter(torch.ones(2)), w.detach(), w.data)
+    assert all(type(t) is not cls for t in made) and all(isinstance(t, cls) for t in made)
 
 
 @pytest.mark.parametrize("name", sorted(api.DATA_LOADERS))

@@ -53,7 +53,7 @@ MAX_UNROLLED = 64  # loops over a model's known submodules unroll, up to this ma
 MAX_UNROLLED_RANGE = 4  # ``range(n)`` of a known n up to this unrolls: each pass knows its i
 MAX_UNROLLED_KEYS = 16  # loops over a dict whose keys are all known, up to this many, unroll
 MAX_UNROLLED_BLOCKS = 8  # loops over a ModuleList's blocks, up to this many (each runs a forward)
-TENSOR_TYPE = LibRef("torch.Tensor")  # ``type(t)`` of a tensor: some tensor class (compared with Python's only)  # loops over a range of known bounds, up to this many indices
+TENSOR_TYPE = LibRef("torch.Tensor")  # ``type(t)`` of a tensor: some tensor class
 MAX_SUBMODULE_DEPTH = 6
 # call sites that tell an op's segments and storages apart: a model called twice from the
 # training loop (``net(x)``, ``net(x2)``) runs its layers' in-place ops four calls deep
@@ -1287,6 +1287,10 @@ class Engine(TorchModel, Autograd):
             st.own_heap()[(box.oid, "*")] = elem
         if not any(type(e) is ast.Starred for e in node.elts):
             st.own_heap()[(box.oid, "items")] = Tup(values)
+            if type(node) is ast.List:
+                # the last element, followed through appends: ``hiddens[-1]`` after a loop that
+                # appended to it is the value its last pass appended (or what it held before)
+                st.own_heap()[(box.oid, "last")] = values[-1] if values else UNKNOWN
         return box
 
     e_Set = e_List
@@ -1373,6 +1377,41 @@ class Engine(TorchModel, Autograd):
             return v.like(self.keyed(x, key, st) for x in v.items)
         return v
 
+    def list_per_item(self, node, st) -> Optional[Box]:
+        """``[repackage(h) for h in hidden]``, ``[model(x) for model in models]`` over a few items
+        known one by one (its iterable a name or an attribute, read again at no cost when this
+        does not apply): each element computed from its own item, in a context of its own (as
+        ``each_step``), so the list is known item by item too, each element's graph its own."""
+        gen = node.generators[0]
+        if len(node.generators) != 1 or gen.ifs or gen.is_async or not isinstance(gen.iter, (ast.Name, ast.Attribute)):
+            return None
+        items = self.known_items(self.ev(gen.iter, st), st)
+        if not items or len(items) > MAX_UNROLLED_BLOCKS:
+            return None
+        frame = self.frame
+        outer_ctx = frame.ctx
+        values = []
+        for k, item in enumerate(items):
+            frame.ctx = (((node, k),) + outer_ctx)[:CONTEXT_DEPTH]
+            try:
+                inner = st.copy()
+                if inner.locals is None:
+                    inner.locals = {}
+                self.assign(gen.target, item, inner)
+                values.append(self.ev(node.elt, inner))
+                st.adopt(inner)
+            finally:
+                frame.ctx = outer_ctx
+        box = Box((node, outer_ctx), "list")
+        self.allocate(box.oid, st)
+        heap = st.own_heap()
+        elem = values[0]
+        for v in values[1:]:
+            elem = join_elements(elem, v)
+        heap[(box.oid, "*")], heap[(box.oid, "items")], heap[(box.oid, "last")] = elem, Tup(values), values[-1]
+        heap[(box.oid, "count")] = Const(len(values))
+        return box
+
     def _comprehension(self, node, st, elts, outer: Val):
         """One step of a comprehension whose outermost iterable was ``outer`` (Python evaluates
         it in the enclosing scope when the comprehension is made, and only it)."""
@@ -1393,6 +1432,10 @@ class Engine(TorchModel, Autograd):
         return values
 
     def e_ListComp(self, node, st):
+        if type(node) is ast.ListComp:
+            made = self.list_per_item(node, st)
+            if made is not None:
+                return made
         (elem,), count = self.comprehension(node, st, [node.elt], count=True)
         box = Box((node, self.frame.ctx), "list")
         self.allocate(box.oid, st)  # a new list: what the last one made here held is not in it
@@ -1497,6 +1540,9 @@ class Engine(TorchModel, Autograd):
             if type(index) is Const and type(items) is Tup and type(index.value) is int \
                     and -len(items.items) <= index.value < len(items.items):
                 return items.items[index.value]
+            last = st.heap.get((base.oid, "last")) if type(index) is Const and index.value == -1 else None
+            if last is not None and last is not UNKNOWN:
+                return last
             if type(index) is Const and st.heap.get((base.oid, "sealed")) == Const(True):
                 return self.keyed(self._weak(st.heap.get((base.oid, "*"), UNKNOWN)), (base.oid, index.value), st)
             before = self.frame.elements.get(("key", node.slice.id)) if type(node.slice) is ast.Name else None
@@ -2445,6 +2491,9 @@ class Engine(TorchModel, Autograd):
             if name == "append" and box.kind == "list" and type(items) is Tup and len(vals) == 1 and not box.some \
                     and not _same_site(value, items.items) and _made_per_pass(box, self.frame.loops):
                 st.own_heap()[(box.oid, "items")] = Tup(items.items + (value,))  # still known item by item
+            if name == "append" and len(vals) == 1 and not box.some and not self.alternatives \
+                    and (box.oid, "last") in st.heap:
+                st.own_heap()[(box.oid, "last")] = value  # what ``xs[-1]`` reads
             return NONE if name != "setdefault" else self._weak(st.heap[key])
         if name in ("extend", "update", "extendleft") and vals:
             elem = self.iter_elem(vals[0], st, node) if name == "extend" else self.dict_values(vals[0], st)
@@ -2860,7 +2909,7 @@ _PYTHON_TYPES = {"tuple": (Tup,), "list": (Box,), "dict": (Box,), "set": (Box,)}
 
 def _same_type(left: Val, op, right: Val, st: State) -> Optional[bool]:
     """``type(x) == list``, ``type(x) in (tuple, list)`` for ``type(x)`` known to be a builtin
-    type, or some tensor class (none of Python's); None where unknown."""
+    type, or some tensor class (none of Python's, nor ``Variable``); None where unknown."""
     if type(op) in (ast.In, ast.NotIn):
         items = right.items if type(right) is Tup else None
         if type(right) is Box and right.kind in ("list", "set"):
@@ -2873,6 +2922,10 @@ def _same_type(left: Val, op, right: Val, st: State) -> Optional[bool]:
     if type(op) in (ast.Eq, ast.NotEq, ast.Is, ast.IsNot) and type(right) is Builtin and right.name in _PYTHON_TYPES:
         same = left is not TENSOR_TYPE and left.name == right.name
         return same == (type(op) in (ast.Eq, ast.Is))
+    if type(op) in (ast.Eq, ast.NotEq, ast.Is, ast.IsNot) and type(right) is LibRef and (
+            left is TENSOR_TYPE and right.qual in api.NEVER_A_TENSOR_TYPE or left is not TENSOR_TYPE and is_torch(right.qual)):
+        # ``type(h) == Variable``: never for a tensor since torch 0.4; a list's type is no torch class
+        return type(op) in (ast.NotEq, ast.IsNot)
     return None
 
 

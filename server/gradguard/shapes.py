@@ -480,14 +480,17 @@ def module(kind: str, args: Sequence, kwargs: dict, inputs: Sequence) -> Shape:
 
 
 def _spatial_out(kind: str, args, kwargs, sizes: tuple) -> tuple:
-    """A convolution's or a pooling's output sizes, ``(n + 2p - d(k - 1) - 1) // s + 1`` per dim,
-    where the constructor's arguments are plain numbers; None where they are not."""
+    """A convolution's or a pooling's output sizes, ``(n + 2p - d(k - 1) - 1) // s + 1`` per dim
+    (a transposed convolution's, its inverse), where the constructor's arguments are plain
+    numbers; None where they are not."""
     conv = kind.startswith("conv")
+    transposed = kind.startswith("convT")  # ConvTranspose(in, out, kernel_size, stride, padding, output_padding, groups, bias, dilation)
     base = 2 if conv else 0  # Conv(in, out, kernel_size, stride, padding, dilation); Pool(kernel_size, ...)
     kernel = _arg(args, kwargs, base, "kernel_size")
     stride = _arg(args, kwargs, base + 1, "stride", 1 if conv else None)
     padding = _arg(args, kwargs, base + 2, "padding", 0)
-    dilation = _arg(args, kwargs, base + 3, "dilation", 1)
+    dilation = _arg(args, kwargs, base + 6 if transposed else base + 3, "dilation", 1)
+    extra = _arg(args, kwargs, base + 3, "output_padding", 0) if transposed else 0
     if stride is None:  # a pooling's stride defaults to its kernel
         stride = kernel
     if not conv and (kwargs.get("ceil_mode") not in (None, False) or len(args) > 3):
@@ -496,14 +499,16 @@ def _spatial_out(kind: str, args, kwargs, sizes: tuple) -> tuple:
         padding = 0
     out = []
     for i, n in enumerate(sizes):
-        k, st_, p, d = (v[i] if type(v) in (tuple, list) and len(v) == len(sizes) else v
-                        for v in (kernel, stride, padding, dilation))
+        k, st_, p, d, o = (v[i] if type(v) in (tuple, list) and len(v) == len(sizes) else v
+                           for v in (kernel, stride, padding, dilation, extra))
         if padding == "same" and conv:
             out.append(n)
-        elif all(type(v) is int for v in (n, k, st_, p, d)) and st_ > 0:
-            out.append((n + 2 * p - d * (k - 1) - 1) // st_ + 1)
-        else:
+        elif not all(type(v) is int for v in (n, k, st_, p, d, o)) or st_ <= 0:
             out.append(None)
+        elif transposed:  # ``(n - 1)s - 2p + d(k - 1) + output_padding + 1``
+            out.append((n - 1) * st_ - 2 * p + d * (k - 1) + o + 1)
+        else:
+            out.append((n + 2 * p - d * (k - 1) - 1) // st_ + 1)
     return tuple(out)
 
 

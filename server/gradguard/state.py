@@ -335,7 +335,7 @@ def retarget(st: State, old: Val, new: Val) -> None:
         st.own_heap().update(changed)
 
 
-_ITEM_FACTS = ("items", "blocks", "sealed", "kwkeys", "count")
+_ITEM_FACTS = ("items", "blocks", "sealed", "kwkeys", "count", "last")
 
 
 def forget_items(st: State, box: Box) -> None:

@@ -57,6 +57,15 @@ COPY_CONSTRUCTORS = frozenset({
 }) | {  # generated: legacy torch.autograd.Variable(t) is an alias of t without its graph
     name for name, e in _generated["functions"].items() if not e["graph"]}
 
+# Containers of parameters that a module holding them registers (``module.parameters()`` yields
+# them): a list and a dict of their parameters.
+PARAMETER_CONTAINERS = {"torch.nn.ParameterList": "list", "torch.nn.modules.container.ParameterList": "list",
+                        "torch.nn.ParameterDict": "dict", "torch.nn.modules.container.ParameterDict": "dict"}
+
+# Classes that no tensor's ``type()`` is, whatever made it (``type(h) == Variable`` is False since
+# torch 0.4, although ``isinstance(h, Variable)`` is True).
+NEVER_A_TENSOR_TYPE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+
 # Calls that make a leaf that requires grad from their first argument.
 # (nn.Parameter(x * 2) is a leaf too: Parameter detaches its data.)
 PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
@@ -373,7 +382,8 @@ NUMPY_CONVERTERS = {
     "numpy.array": True, "numpy.asarray": True, "numpy.copy": True, "numpy.argmax": True, "numpy.argmin": True,
     "numpy.median": True, "numpy.tanh": True, "numpy.exp": True, "numpy.log": True,
     "numpy.abs": True, "numpy.sqrt": True, "numpy.vstack": True, "numpy.hstack": True,
-    "numpy.round": True, "numpy.clip": True,
+    "numpy.round": True, "numpy.clip": True, "numpy.expand_dims": True, "numpy.transpose": True,
+    "numpy.ravel": True, "numpy.tile": True, "numpy.sort": True, "numpy.cumsum": True,
     "numpy.mean": False, "numpy.sum": False, "numpy.std": False, "numpy.var": False,
     "numpy.max": False, "numpy.min": False, "numpy.concatenate": False, "numpy.stack": False,
     # NumPy's one-argument ufuncs of floats (``np.log10(losses)``): all convert their argument
@@ -476,7 +486,8 @@ LOSS_SHAPES = {
 }
 # Modules: same (the input's shape), linear (the last dim becomes the constructor's
 # out_features, its 2nd argument), flatten (nn.Flatten(start_dim=1, end_dim=-1)), unflatten
-# (nn.Unflatten(dim, sizes): that dim becomes the sizes).
+# (nn.Unflatten(dim, sizes): that dim becomes the sizes), conv/convT/pool/adaptive (the spatial
+# sizes as the constructor's arguments make them), upsample (times an int scale factor).
 MODULE_SHAPES = {
     **{f"torch.nn.{n}": "same" for n in ("ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU",
                                          "Mish", "Hardswish", "Hardtanh", "Softplus", "Sigmoid",
@@ -487,6 +498,7 @@ MODULE_SHAPES = {
                                          "InstanceNorm1d", "InstanceNorm2d", "TransformerEncoderLayer")},
     "torch.nn.Linear": "linear", "torch.nn.Flatten": "flatten", "torch.nn.Unflatten": "unflatten",
     **{f"torch.nn.Conv{d}d": f"conv{d}" for d in (1, 2, 3)},
+    **{f"torch.nn.ConvTranspose{d}d": f"convT{d}" for d in (1, 2, 3)},
     **{f"torch.nn.{kind}Pool{d}d": f"pool{d}" for kind in ("Max", "Avg") for d in (1, 2, 3)},
     **{f"torch.nn.Adaptive{kind}Pool{d}d": f"adaptive{d}" for kind in ("Max", "Avg") for d in (1, 2, 3)},
     "torch.nn.Upsample": "upsample",

@@ -81,6 +81,8 @@ class TorchModel:
                         roots |= value.roots
                     elif type(value) in (Layer, Obj):
                         roots |= self.module_roots(value, st, depth + 1)
+                    elif type(value) is Box and st.heap.get((value.oid, "registered")) == Const(True):
+                        roots |= self.roots_of(value, st, depth + 1)  # an nn.ParameterList
             return roots
         return set()
 
@@ -185,6 +187,17 @@ class TorchModel:
         if qual in api.PARAMETERS:
             return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, True), st),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
+        if qual in api.PARAMETER_CONTAINERS and len(args) <= 1 and not kwargs:
+            # ``nn.ParameterList([nn.Parameter(...) for _ in range(n)])``: a list (dict) of the
+            # parameters, which the module holding it registers
+            kind = api.PARAMETER_CONTAINERS[qual]
+            box = self.builtin_call(kind, args, {}, node, st) if args else self.builtin_call(kind, [], {}, node, st)
+            if type(box) is not Box:
+                return UNKNOWN
+            if not all(t.leaf and t.grad == YES for t in tensors_in(st.heap.get((box.oid, "*"), Tensor(YES)))):
+                return UNKNOWN  # (tensors it makes parameters of: not followed)
+            st.own_heap()[(box.oid, "registered")] = Const(True)
+            return box
         if qual in api.DATA_CONVERTERS and args and (_numbers(_data(*args[0], st)) or all(
                 type(v) is Const and type(v.value) is int for v, _ in args)) and not kwargs.keys() - {"dtype"}:
             # ``torch.Tensor([1, 3])``, ``torch.as_tensor([[0.5]])``, ``torch.Tensor(2, 3)``: a new
@@ -547,6 +560,9 @@ class TorchModel:
             inputs.append((st.heap[(layer.root, "absorbed")], None))
         storage = None
         if _in_place_layer(layer, st) and args and type(args[0][0]) is Tensor:  # nn.ReLU(inplace=True)
+            self.emit("in_place", node, st, (self.as_now(args[0][0], st),), target=args[0][1], detail=layer.qual)
+            if self.killed:  # (a leaf that requires grad: torch refuses the write)
+                return UNKNOWN
             storage = args[0][0].storage
             self.modified(storage, node, st, args[0][1], maker=layer.site, written=args[0][0])
         out = self.op(node, inputs, layer.spec.get("saves"), st, keeps=api.KEEPS_MODULES.get(layer.qual),

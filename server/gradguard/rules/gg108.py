@@ -24,7 +24,12 @@ def on_in_place(ev) -> Report | None:
         return None
     kind = "a view of a leaf Variable" if ev.detail == "view" or view else "a leaf Variable"
     fixes = ()
-    if ev.stmt is not None:
+    if ev.stmt is not None and ev.target is not None and not _an_update(ev.stmt):
+        # the written value goes on into the graph (``weight = relu(self.weight)`` with an
+        # in-place ReLU): the layer writes a copy, which passes the gradient back to the leaf
+        fixes = (FixIntent("clone", f"Modify a copy: `{short(ev.target)}.clone()`", (("expr", ev.target),),
+                           preferred=True),)
+    elif ev.stmt is not None:
         run = ev.statement_run(_an_update)
         fixes = (FixIntent("no_grad", "Update under `torch.no_grad()`", (("stmt", (run[0], run[-1])),),
                            preferred=True, safe=True),)
