@@ -339,6 +339,8 @@ def result(kind: str, args: Sequence, kwargs: dict) -> Shape:
     if kind == "gathered":
         index = _arg(args, kwargs, 2, "index")
         return index.shape if type(index) is Of else None
+    if kind == "einsum":
+        return einsum(args[0] if args else None, list(args[1:]))
     if kind == "matmul":
         other = _arg(args, kwargs, 1, "other")
         return matmul(first, other.shape if type(other) is Of else None)
@@ -524,3 +526,29 @@ def by_tensor(shape: Shape, idx: Shape, mask: bool) -> Shape:
         return as_mask
     as_indices = idx + shape[1:]
     return as_indices if as_mask is None else join(as_indices, as_mask)
+
+
+def einsum(equation, operands: Sequence) -> Shape:
+    """``torch.einsum("bixy,ioxy->boxy", a, b)``: each output letter's size is that letter's
+    size in an operand (an implicit output: the letters used once, in alphabetical order)."""
+    if type(equation) is not str or "." in equation:
+        return None
+    if len(operands) == 1 and type(operands[0]) in (list, tuple):
+        operands = list(operands[0])  # (the operands given as one list)
+    inputs, _, output = equation.replace(" ", "").partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(operands):
+        return None
+    sizes: dict = {}
+    for term, operand in zip(terms, operands):
+        shape = operand.shape if type(operand) is Of else None
+        if type(shape) is tuple and len(shape) != len(term):
+            return None
+        for i, letter in enumerate(term):
+            if type(shape) is tuple and type(shape[i]) is int and shape[i] != 1:
+                sizes[letter] = shape[i]  # (a 1 broadcasts: another operand's size wins)
+            else:
+                sizes.setdefault(letter, shape[i] if type(shape) is tuple else None)
+    if "->" not in equation:
+        output = "".join(sorted(c for c in set(inputs) if c.isalpha() and inputs.count(c) == 1))
+    return tuple(sizes.get(letter) for letter in output)

@@ -411,6 +411,7 @@ RETAIN_GRAD = "retain_grad"
 #   norm: like reduce, but the dim is the third argument (p comes first);
 #   gathered: the shape of the ``index`` (x.gather(dim, index));
 #   where: the broadcast of its three arguments (``torch.where(cond)`` alone gives index tensors);
+#   einsum: each output letter's size in the operands;
 #   view / flatten / unsqueeze / squeeze / transpose / matmul / stack: as those ops do.
 # same, broadcast and reduce are generated (``shape`` in api.json: the generator runs each
 # function and method on tensors of several shapes, one element and 0-dim among them); the rest
@@ -429,7 +430,7 @@ SHAPE_FUNCTIONS = {
     "torch.flatten": "flatten", "torch.reshape": "view", "torch.unsqueeze": "unsqueeze",
     "torch.squeeze": "squeeze", "torch.transpose": "transpose", "torch.t": "transpose",
     "torch.matmul": "matmul", "torch.mm": "matmul", "torch.stack": "stack", "torch.gather": "gathered",
-    "torch.cat": "cat", "torch.concat": "cat", "torch.where": "where",
+    "torch.cat": "cat", "torch.concat": "cat", "torch.where": "where", "torch.einsum": "einsum",
     **{f"torch.nn.functional.{kind}_pool{d}d": f"functional_pool{d}" for kind in ("max", "avg") for d in (1, 2, 3)},
     **{f"torch.nn.functional.adaptive_{kind}_pool{d}d": f"functional_adaptive{d}" for kind in ("max", "avg")
        for d in (1, 2, 3)},
