@@ -1,12 +1,13 @@
 # Source: https://github.com/PKU-EPIC/DREDS/issues/6
 """Fixed twin of q_dreds_swindrnet_uperhead_lateral_iadd_bug.py. Training SwinDRNet (DREDS depth
-restoration) stopped at `self.loss_train_iter.backward()` with "one of the variables needed for gradient computation has been modified by an inplace operation:
-[torch.cuda.FloatTensor [8, 512, 14, 14]], which is output 0 of ReluBackward0". The decoder's
-UPerHead builds its top-down path with `laterals[i - 1] += resize(laterals[i], ...)`: each lateral
-is the output of a ConvModule's (out-of-place) ReLU, which ReLU saved for its backward. The thread
-has no answer; the right fix, applied here (the one mmdet/mmseg applied to the same FPN code), adds
-out of place: `laterals[i - 1] = laterals[i - 1] + resize(...)`. The two Swin backbones and the cross-attention
-fusion are small conv stand-ins; UPerHead, PPM, ConvModule and resize are kept; sizes are tiny.
+restoration) stopped at `self.loss_train_iter.backward()` with "one of the variables needed for
+gradient computation has been modified by an inplace operation: [torch.cuda.FloatTensor [8, 512,
+14, 14]], which is output 0 of ReluBackward0": the decoder's UPerHead built its top-down path with
+`laterals[i - 1] += resize(laterals[i], ...)` on the output of a ConvModule's ReLU, which ReLU saved.
+The thread has no answer; the right fix, applied here (the one mmdet/mmseg applied to the same FPN
+code), adds out of place: `laterals[i - 1] = laterals[i - 1] + resize(...)`. The two Swin backbones
+and the cross-attention fusion are small conv stand-ins; UPerHead, PPM, ConvModule and resize are
+kept; sizes are tiny.
 """
 import warnings
 
