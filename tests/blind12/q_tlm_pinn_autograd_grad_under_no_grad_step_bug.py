@@ -1,18 +1,19 @@
 # Source: https://github.com/fabiodimarco/torch-levenberg-marquardt/issues/7
 """The user ports a PINN for u' = 4*pi*cos(2*pi*t), u(0) = 1 to torch-levenberg-marquardt: the
 model's forward takes u_t with `torch.autograd.grad(u, t, ...)` of a global `t` that requires grad.
-The library runs the model inside its `@torch.no_grad()` training step (and its Jacobian through
-torch.func), so `u` has no graph and torch raises "element 0 of tensors does not require grad and
-does not have a grad_fn" on the autograd.grad line. Fix (the maintainer's reply): take u_t with
-`torch.func.vjp` inside forward, which works under the library's no_grad and function transforms,
-with `use_vmap=False`. torch_levenberg_marquardt (module, loss, fit) is a small stand-in in the file.
+The library runs the model inside its `@torch.no_grad()` training step, so `u` has no graph and
+torch raises "element 0 of tensors does not require grad and does not have a grad_fn" on the
+autograd.grad line. Fix (the maintainer's reply): take u_t with torch.func (`vjp`) inside forward,
+which works under the library's no_grad, with `use_vmap=False`. torch_levenberg_marquardt (module,
+loss, fit) is a small stand-in written in the file; its Jacobian is taken one residual at a time
+(the library uses torch.func.jacrev).
 """
 import math as m
 
 import torch
 import torch.nn as nn
 import torch.utils.data
-from torch.func import functional_call, jacrev, vmap
+from torch.func import functional_call
 
 
 class tlm:
@@ -42,20 +43,19 @@ class tlm:
             def forward(self, inputs):
                 return functional_call(self._model, self._params, (inputs,))
 
-            def _unflatten(self, flat):
-                return {n: c.view(s) for n, c, s in zip(self._names, flat.split(self._numels), self._shapes)}
-
             @torch.no_grad()
             def _compute_jacobian(self, inputs, targets):
-                def compute_residuals(flat_params, input, target):
-                    outputs = functional_call(self._model, self._unflatten(flat_params), (input,))
-                    return self.loss_fn.residuals(target, outputs)
-
-                flat = torch.cat([p.detach().flatten() for p in self._params.values()])
-                if self.use_vmap:
-                    jacobians = vmap(jacrev(compute_residuals), in_dims=(None, 0, 0))(flat, inputs, targets)
-                    return jacobians.flatten(0, 1)
-                return jacrev(lambda p: compute_residuals(p, inputs, targets))(flat)
+                # one reverse pass per residual (the library uses torch.func.jacrev, vmapped or not)
+                params = list(self._params.values())
+                with torch.enable_grad():
+                    residuals = self.loss_fn.residuals(targets, self.forward(inputs))
+                    rows = []
+                    for k in range(residuals.shape[0]):
+                        grads = torch.autograd.grad(residuals[k], params, retain_graph=k < residuals.shape[0] - 1,
+                                                    allow_unused=True)
+                        rows.append(torch.cat([(g if g is not None else torch.zeros_like(p)).flatten()
+                                               for g, p in zip(grads, params)]))
+                return torch.stack(rows)
 
             @torch.no_grad()
             def training_step(self, inputs, targets):
