@@ -10,7 +10,11 @@ A dict of known keys passed with ``**`` binds them. Loops run pass by pass where
 known: a short ``range`` (what each pass makes is its own: two models, not one), a dict whose keys
 are all known, a list known item by item; a comprehension over such a list makes one known item by
 item; ``xs[-1]`` after appends is the last value appended. An ``nn.ParameterList`` holds parameters
-its module registers. Each program raises under real torch, and GradGuard reports it there as an
+its module registers. A dict's subclass that only reads its items as attributes
+(``__getattr__ = dict.__getitem__``, ``self.__dict__ = self``) is that dict, and a dict comprehension over known keys (or ``update`` with one) is known key by
+key. ``copy.deepcopy`` of a project's module copies its parameters too; ``apply`` calls its
+function children first, ``model.train()`` calls each child's own ``train``, and a layer's class name is known. A name bound only in an if/elif chain
+on a setting that never changes holds no earlier iteration's value. Each program raises under real torch, and GradGuard reports it there as an
 error, not as a maybe; their clean twins get no error."""
 from __future__ import annotations
 
@@ -275,10 +279,223 @@ PROGRAMS = {
         opt.step()
         loss2.backward()
         """),
+    "a critic's output in an attribute dict, its critic stepped before the policy's backward": ("GG103", 21, """\
+        import torch
+        import torch.nn as nn
+        class AttrDict(dict):
+            __getattr__ = dict.__getitem__
+            __setattr__ = dict.__setitem__
+        class Critic(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 1))
+            def forward(self, obs, action):
+                return AttrDict(q=self.net(torch.cat([obs, action], dim=-1)))
+        policy, critic = nn.Linear(3, 2), Critic()
+        critic_opt = torch.optim.Adam(critic.parameters())
+        obs = torch.randn(4, 3)
+        out = AttrDict(action=policy(obs))
+        policy_loss = -critic(obs, out.action).q.mean()
+        critic_loss = critic(obs, torch.randn(4, 2)).q.pow(2).mean()
+        critic_opt.zero_grad()
+        critic_loss.backward()
+        critic_opt.step()
+        policy_loss.backward()
+        """),
+    "a dict whose items are its attributes, its loss backwarded twice": ("GG101", 10, """\
+        import torch
+        class Batch(dict):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                self.__dict__ = self
+        w = torch.randn(3, requires_grad=True)
+        out = Batch({"loss": (w * w).sum()})
+        out.loss.backward()
+        out["extra"] = 1
+        out.loss.backward()
+        """),
+    "scalar losses of two replicas stacked by a gather written with dict comprehensions": ("GG105", 30, """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        def scatter(batch, chunks):
+            parts = {k: v.chunk(chunks) for k, v in batch.items()}
+            return [{k: v[i] for k, v in parts.items()} for i in range(chunks)]
+        def gather(outputs):
+            first = outputs[0]
+            if isinstance(first, dict):
+                return {k: gather([o[k] for o in outputs]) for k in first}
+            if first.dim() == 0:
+                return torch.stack(outputs)
+            return torch.cat(outputs, dim=0)
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 2)
+            def forward(self, batch):
+                out = {"logits": self.fc(batch["x"])}
+                out.update({"loss": F.cross_entropy(out["logits"], batch["y"])})
+                return out
+        class Parallel(nn.Module):
+            def __init__(self, module, device_ids):
+                super().__init__()
+                self.module, self.device_ids = module, list(device_ids)
+            def forward(self, batch):
+                return gather([self.module(part) for part in scatter(batch, len(self.device_ids))])
+        net = Parallel(Net(), range(2))
+        output = net({"x": torch.randn(4, 3), "y": torch.randint(0, 2, (4,))})
+        output["loss"].backward()
+        """),
+    "a target network deep-copied from a project's module, then frozen": ("GG101", 15, """\
+        import copy
+        import torch
+        import torch.nn as nn
+        class QNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 1)
+            def forward(self, x):
+                return self.fc(x) ** 2
+        q = QNet()
+        target = copy.deepcopy(q).requires_grad_(False)
+        x = torch.randn(4, 3)
+        loss = (q(x) - target(x)).pow(2).mean()
+        loss.backward()
+        loss.backward()
+        """),
+    "a module caching its output under no_grad, the cache kept when training resumes": ("GG104", 25, """\
+        import torch
+        import torch.nn as nn
+        class Cached(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 3)
+                self.cache = None
+            def forward(self, x):
+                if self.cache is None:
+                    self.cache = self.fc(x)
+                return self.cache
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = Cached()
+            def forward(self, x):
+                return self.enc(x).sum()
+        model = Model()
+        x = torch.randn(2, 3)
+        model.eval()
+        with torch.no_grad():
+            model(x)
+        model.train()
+        loss = model(x)
+        loss.backward()
+        """),
+    "weights initialised by apply, a layer picked by its class name": ("GG108", 5, """\
+        import torch.nn as nn
+        def init(m):
+            name = m.__class__.__name__
+            if name.find("Linear") != -1:
+                m.weight.normal_(0.0, 0.02)
+            elif name.find("BatchNorm") != -1:
+                m.bias.fill_(0)
+        nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)).apply(init)
+        """),
 }
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "a target network deep-copied from a project's module and frozen, the online one trained": """\
+        import copy
+        import torch
+        import torch.nn as nn
+        class QNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 1)
+            def forward(self, x):
+                return self.fc(x)
+        q = QNet()
+        target = copy.deepcopy(q).requires_grad_(False)
+        x = torch.randn(4, 3)
+        loss = (q(x) - target(x)).pow(2).mean()
+        loss.backward()
+        """,
+    "a submodule's own train() dropping the cache filled under no_grad, called by model.train()": """\
+        import torch
+        import torch.nn as nn
+        class Cached(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 3)
+                self.cache = None
+            def train(self, mode=True):
+                if mode and not self.training:
+                    self.cache = None
+                return super().train(mode)
+            def forward(self, x):
+                if self.cache is None:
+                    self.cache = self.fc(x)
+                return self.cache
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = Cached()
+            def forward(self, x):
+                return self.enc(x).sum()
+        model = Model()
+        x = torch.randn(2, 3)
+        model.eval()
+        with torch.no_grad():
+            model(x)
+        model.train()
+        loss = model(x)
+        loss.backward()
+        """,
+    "a loss bound in an if/elif chain on a setting that never changes, backwarded each step": """\
+        import sys
+        import torch
+        import torch.nn as nn
+        class Solver:
+            def __init__(self, objective):
+                self.objective = objective
+                self.net = nn.Linear(4, 4)
+                self.optim = torch.optim.Adam(self.net.parameters())
+            def train(self, data):
+                for x in data:
+                    out = self.net(x)
+                    recon = (out - x).pow(2).mean()
+                    if self.objective == "H":
+                        loss = recon + out.abs().mean()
+                    elif self.objective == "B":
+                        loss = recon + 2 * out.abs().mean()
+                    self.optim.zero_grad()
+                    loss.backward()
+                    self.optim.step()
+        Solver("H" if len(sys.argv) < 9 else "B").train([torch.randn(2, 4) for _ in range(3)])
+        """,
+    "a critic's output in an attribute dict, the policy updated before its critic": """\
+        import torch
+        import torch.nn as nn
+        class AttrDict(dict):
+            __getattr__ = dict.__getitem__
+            __setattr__ = dict.__setitem__
+        class Critic(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 1))
+            def forward(self, obs, action):
+                return AttrDict(q=self.net(torch.cat([obs, action], dim=-1)))
+        policy, critic = nn.Linear(3, 2), Critic()
+        critic_opt = torch.optim.Adam(critic.parameters())
+        obs = torch.randn(4, 3)
+        out = AttrDict(action=policy(obs))
+        policy_loss = -critic(obs, out.action).q.mean()
+        critic_loss = critic(obs, torch.randn(4, 2)).q.pow(2).mean()
+        policy_loss.backward()
+        critic_opt.zero_grad()
+        critic_loss.backward()
+        critic_opt.step()
+        """,
     "two models made in a range(2) loop, each stepped after its own backward": """\
         import torch
         import torch.nn as nn

@@ -38,7 +38,7 @@ from .skeleton import LazyBody
 from .sources import SourceError
 from .state import (GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, retarget,
                     surely_not_empty)
-from .torch_model import READS_ITS_ARGUMENTS, TorchModel, in_place_key, is_torch, sizes_of
+from .torch_model import _DICT_CLASSES, READS_ITS_ARGUMENTS, TorchModel, in_place_key, is_torch, sizes_of
 from .values import (MAYBE, MUTATION_ALLOWED, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
                      Val, join, join_elements, merge_via, strong, tensors_in, truth)
@@ -67,7 +67,7 @@ DEQUES = frozenset({"collections.deque"})
 # file's budget the rest of the file is. Unknown never yields an error-severity finding, so a
 # budget costs recall, not truth.
 FILE_BUDGET = 10_000
-CALL_BUDGET = 1_000
+CALL_BUDGET = 2_000
 CANCEL_EVERY = 256  # steps between two looks at the cancel callback (some 2 ms)
 # Evaluations one inside another (``ev``, ``exec``, ``iter_elem``): past this, an expression's
 # value is unknown and a statement abandons its call, as over budget. Counted, in both builds
@@ -132,9 +132,10 @@ class Frame:
 
 
 class LoopCtx:
-    __slots__ = ("breaks", "continues", "node", "unrolled", "made", "part")
+    __slots__ = ("breaks", "continues", "node", "unrolled", "made", "part", "bound")
 
-    def __init__(self, node=None, unrolled=False):
+    def __init__(self, node=None, unrolled=False, bound=frozenset()):
+        self.bound = bound  # the names bound (on some path) when the loop starts
         self.breaks: list = []
         self.continues: list = []
         self.node = node  # the loop statement
@@ -342,21 +343,63 @@ class Engine(TorchModel, Autograd):
             return self.block(node.orelse, st)
         flag = self.settled_flag(node.test, st)
         yes = st.copy()
+        before = None
         if flag is not None:  # a flag tested before: each branch continues the world it chose
             self.assume(flag[0], yes, flag[1])
             self.assume(flag[0], st, not flag[1])
+            if self.frame.loops:
+                before = dict(_scope(st))
         then, orelse = self.block(node.body, yes), self.block(node.orelse, st)
+        if before is not None and then is not None and orelse is not None:
+            self.drop_stale(node, before, then, orelse)
         out = join_states([then, orelse], branches=True)
         if flag is not None and then is not None and orelse is not None:
             self.remember_branches(flag[0], *((then, orelse) if flag[1] else (orelse, then)), out)
         return out
 
+    def drop_stale(self, node: ast.If, before: dict, then: State, orelse: State) -> None:
+        """In a loop, ``if cfg.objective == 'H': loss = ... elif cfg.objective == 'B': loss = ...``
+        on settled tests: a branch that leaves ``loss`` as it was holds no earlier iteration's
+        loss, since every iteration takes the same branch, and in the first one ``loss`` was not
+        bound yet (unbound when the loop began, bound in its body only in this ``if``): on that
+        path it is unbound, not the last iteration's. Dropped there, the join keeps the value
+        the binding branches give (as for a name unbound before the loop)."""
+        loop = self.frame.loops[-1]
+        root = self.chain_root(loop.node, node, then)
+        if root is None:
+            return
+        a, b = _scope(then), _scope(orelse)
+        for kept, bound, where in ((b, a, node.body), (a, b, node.orelse)):
+            for name in [n for n, v in bound.items() if n in before and v is not before[n] and kept.get(n) is before[n]]:
+                if name not in loop.bound and _binds_only_within(loop.node, root, name):
+                    del kept[name]
+
+    def chain_root(self, loop: ast.AST, node: ast.If, st: State) -> Optional[ast.If]:
+        """The outermost ``if`` of the ``elif`` chain ``node`` ends, when every test along it is a
+        settled one (see ``drop_stale``); else None."""
+        parents = _elif_parents(loop)
+        root = node
+        while id(root) in parents:
+            root = parents[id(root)]
+            if self.settled_flag(root.test, st) is None:
+                return None
+        return root
+
     # ----------------------------------------------------------------- settled flags
     def settled_flag(self, test, st: State):
-        """(key, polarity) of a test on a flag that cannot change (``invariants``), else None."""
+        """(key, polarity) of a test on a flag that cannot change (``invariants``), else None:
+        ``flag``, ``self.flag``, or either compared with a constant (``cfg.mode == "gan"``)."""
         positive = True
         while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
             test, positive = test.operand, not positive
+        if type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in _SETTLED_COMPARISONS \
+                and _constant(test.comparators[0]):
+            inner = self.settled_flag(test.left, st)
+            if inner is None:
+                return None
+            op = type(test.ops[0])
+            key = (inner[0], _SETTLED_COMPARISONS[op][0], ast.dump(test.comparators[0]))
+            return key, positive == _SETTLED_COMPARISONS[op][1]
         if type(test) is ast.Name:
             if st.locals is not None and test.id in st.locals:
                 scope, key = getattr(self.frame.func, "node", None), ("local", id(self.frame), test.id)
@@ -533,7 +576,7 @@ class Engine(TorchModel, Autograd):
     def unrolled(self, st, node, items, exact=True):
         """One pass per element, aging the graphs built in between, like a loop does.
         ``exact``: each item is one element (not a block that stands for several)."""
-        ctx = LoopCtx(node, unrolled=exact)
+        ctx = LoopCtx(node, unrolled=exact, bound=_bound_names(st))
         self.frame.loops.append(ctx)
         cur, weak_before = st, st.wfreed
         for i, item in enumerate(items):
@@ -588,7 +631,7 @@ class Engine(TorchModel, Autograd):
         """Iterations 1 and 2 are analysed exactly (each from the state the previous one left);
         iterations 3 and later from the fixpoint of the aged back edges. Reports made in a
         fixpoint pass that turns out not to be the last are dropped."""
-        ctx = LoopCtx(key)
+        ctx = LoopCtx(key, bound=_bound_names(st))
         self.frame.loops.append(ctx)
         self.created.append(set())
 
@@ -895,7 +938,7 @@ class Engine(TorchModel, Autograd):
                 self.invoke(setter, [obj, value], {}, st, target, bound=True)
             elif type(obj) is Obj:
                 st.own_heap()[(obj.oid, target.attr)] = value
-            elif type(obj) is Box and obj.kind == "namespace":
+            elif type(obj) is Box and (obj.kind == "namespace" or (obj.oid, "by_attribute") in st.heap):
                 st.own_heap()[(obj.oid, ("k", target.attr))] = value
             elif type(obj) is Layer and target.attr == api.IN_PLACE_ATTRIBUTE and obj.config is not None:
                 st.own_heap()[in_place_key(obj)] = value  # ``m.inplace = True`` on a built layer
@@ -945,10 +988,13 @@ class Engine(TorchModel, Autograd):
                 forget_items(st, base)
                 if type(index) is Const:
                     st.own_heap()[(base.oid, ("k", index.value))] = value
-                    if keys is not None and any(k.value == index.value for k in keys.items):
-                        # a key it holds, given a new value: its keys stay all known
-                        st.own_heap()[(base.oid, "kwkeys")] = keys
-                        note_keys(st, base, [k.value for k in keys.items])
+                    if keys is not None:
+                        # a key it holds given a new value, or a key added: its keys stay all known
+                        if not any(k.value == index.value for k in keys.items) and len(keys.items) < MAX_UNROLLED_KEYS:
+                            keys = Tup(keys.items + (index,))
+                        if any(k.value == index.value for k in keys.items):
+                            st.own_heap()[(base.oid, "kwkeys")] = keys
+                            note_keys(st, base, [k.value for k in keys.items])
             elif type(base) is Tensor and type(value) is Tensor and isinstance(target.value, (ast.Name, ast.Attribute)) \
                     and st.grad is not False:  # (with grad recording off, x keeps what it was)
                 # x[i] = v writes v's graph into x (CopySlices); a buffer kept on an object too
@@ -1412,6 +1458,51 @@ class Engine(TorchModel, Autograd):
         heap[(box.oid, "count")] = Const(len(values))
         return box
 
+    def dict_per_key(self, node, st) -> Optional[Box]:
+        """``{k: v.chunk(n) for k, v in batch.items()}`` over a few items known one by one (as
+        ``list_per_item``): when every step's key is a constant, the dict is known key by key,
+        each value computed from its own item."""
+        gen = node.generators[0]
+        over = gen.iter
+        if type(over) is ast.Call and type(over.func) is ast.Attribute and over.func.attr in _MAPPING_VIEWS                 and not over.args and not over.keywords:
+            over = over.func.value  # ``d.items()``: read again at no cost, as ``d`` is
+        if len(node.generators) != 1 or gen.ifs or gen.is_async or not isinstance(over, (ast.Name, ast.Attribute)):
+            return None
+        items = self.known_items(self.ev(gen.iter, st), st)
+        if not items or len(items) > MAX_UNROLLED_KEYS:
+            return None
+        frame = self.frame
+        outer_ctx = frame.ctx
+        pairs = []
+        for k, item in enumerate(items):
+            frame.ctx = (((node, k),) + outer_ctx)[:CONTEXT_DEPTH]
+            try:
+                inner = st.copy()
+                if inner.locals is None:
+                    inner.locals = {}
+                self.assign(gen.target, item, inner)
+                key = self.ev(node.key, inner)
+                pairs.append((key, self.ev(node.value, inner)))
+                st.adopt(inner)
+            finally:
+                frame.ctx = outer_ctx
+        box = Box((node, outer_ctx), "dict")
+        self.allocate(box.oid, st)
+        heap = st.own_heap()
+        elem = None
+        for key, value in pairs:
+            elem = value if elem is None else join(elem, value)
+        heap[(box.oid, "*")] = elem
+        if all(type(key) is Const for key, _ in pairs):
+            for key, value in pairs:
+                heap[(box.oid, ("k", key.value))] = value
+            keys = list(dict.fromkeys(key.value for key, _ in pairs))
+            note_keys(st, box, keys)
+            heap[(box.oid, "kwkeys")] = Tup(Const(k) for k in keys)
+        else:
+            heap[(box.oid, "sealed")] = Const(True)
+        return box
+
     def _comprehension(self, node, st, elts, outer: Val):
         """One step of a comprehension whose outermost iterable was ``outer`` (Python evaluates
         it in the enclosing scope when the comprehension is made, and only it)."""
@@ -1476,6 +1567,9 @@ class Engine(TorchModel, Autograd):
         return Iter(wrap=("genexp", node, self.ev(node.generators[0].iter, st)))
 
     def e_DictComp(self, node, st):
+        made = self.dict_per_key(node, st)
+        if made is not None:
+            return made
         key, value = self.comprehension(node, st, [node.key, node.value])
         box = Box((node, self.frame.ctx), "dict")
         self.allocate(box.oid, st)
@@ -1654,8 +1748,16 @@ class Engine(TorchModel, Autograd):
         t = type(recv)
         if t is Alt:
             return self.each(recv, st, lambda option, s: self.attr(option, name, s, node))
+        if name == "__class__" and t in (Layer, Obj) and not (t is Obj and recv.some):
+            return LibRef(recv.qual) if t is Layer else recv.cls  # ``m.__class__.__name__``
+        if name == "__name__" and (t is Class or t is LibRef and recv.qual in api.MODULES):
+            return Const(recv.name if t is Class else recv.qual.rsplit(".", 1)[-1])
         if t is LibRef:
             return LibRef(f"{recv.qual}.{name}")
+        if t is Box and recv.kind == "dict" and (recv.oid, "by_attribute") in st.heap:
+            if (recv.oid, ("k", name)) not in st.heap and name in _DICT_METHODS:
+                return Bound(recv, name)  # ``batch.items()`` of an attribute dict
+            return st.heap.get((recv.oid, ("k", name)), UNKNOWN)
         if t is Box and recv.kind == "namespace":
             if name in _MAPPING_VIEWS and (recv.oid, ("k", name)) not in st.heap:
                 return Bound(recv, name)  # ``self.heads.items()`` of an ``nn.ModuleDict``
@@ -1852,7 +1954,9 @@ class Engine(TorchModel, Autograd):
         # there is tried again here)
         kept = fn.module is not self.main
         # a call may spend at most half of what its caller has left: the caller always finishes
-        own = self.executed + CALL_BUDGET
+        # (but a call made at a module's top level, ``main()`` or ``train(model)``, is the
+        # program: it may spend what the file has left)
+        own = self.executed + (CALL_BUDGET if self.frame.func is not None else self.limit)
         limit = min(self.limit, own, (self.executed + self.limit) // 2)
         costly = _COSTLY if kept else self.costly
         if limit - self.executed <= costly.get(fn.node, -1):
@@ -1961,6 +2065,12 @@ class Engine(TorchModel, Autograd):
             at_class = State(None, cls.module.env, st.heap, st.freed, st.grad, st.wfreed, st.owned | GLOBALS)
             defaults = {name: self.ev(expr, at_class) for name, kind, expr in cls.fields if kind == "default"}
             return self.named_tuple(tuple(name for name, _, _ in cls.fields), args, kwargs, defaults)
+        by_attribute = _dict_class(cls)
+        if by_attribute is not None:  # ``class AttrDict(dict): __getattr__ = dict.__getitem__``
+            box = self.builtin_call("dict", args, kwargs, node, st)
+            if by_attribute and type(box) is Box:
+                st.own_heap()[(box.oid, "by_attribute")] = Const(True)
+            return box
         obj = Obj((node, self.frame.ctx), cls)
         self.allocate(obj.oid, st)
         if cls.is_module:  # nn.Module.__init__ sets it: a module is made in training mode
@@ -2098,6 +2208,12 @@ class Engine(TorchModel, Autograd):
                     items = st.heap.get((v.oid, "items")) if type(v) is Box and name == "list" else None
                     if type(items) is Tup:  # ``list(feats)``: the same items, in order
                         st.own_heap()[(box.oid, "items")] = items
+                    count = _known_length(v, st) if name == "list" and type(v) is Iter and v.wrap is not None \
+                        and v.wrap[0] == "range" else None
+                    if count is not None and count <= MAX_UNROLLED:  # ``list(range(n_gpus))``: n numbers
+                        start = v.wrap[1].value if len(v.wrap) == 3 else 0
+                        st.own_heap()[(box.oid, "items")] = Tup(Const(start + k) for k in range(count))
+                        st.own_heap()[(box.oid, "count")] = Const(count)
                     return box
                 return v if type(v) in (Iter, Box) else Iter(self.iter_elem(v, st, node))
             return UNKNOWN
@@ -2182,6 +2298,14 @@ class Engine(TorchModel, Autograd):
         self.allocate(box.oid, st)
         if type(source) is Box and source.kind == "dict":
             value = st.heap.get((source.oid, "*"))
+            keys = st.heap.get((source.oid, "kwkeys"))
+            if type(keys) is Tup:  # every key known: each is copied with its value
+                heap = st.own_heap()
+                for key in keys.items:
+                    if (source.oid, ("k", key.value)) in heap:
+                        heap[(box.oid, ("k", key.value))] = heap[(source.oid, ("k", key.value))]
+                note_keys(st, box, [key.value for key in keys.items])
+                heap[(box.oid, "kwkeys")] = keys
         else:
             pair = self.iter_elem(source, st, node)
             value = pair.items[1] if type(pair) is Tup and len(pair.items) == 2 else None
@@ -2250,6 +2374,9 @@ class Engine(TorchModel, Autograd):
             return self.function_apply(recv, args, kwargs, node, st)
         if t is Super and name == "__call__" and type(recv.obj) is Obj and recv.obj.cls.is_module:
             return self.module_call(recv.obj, args, kwargs, node, st)  # nn.Module's, from an override
+        if t is Super and name in api.MODULE_MODE_METHODS and type(recv.obj) is Obj and recv.obj.cls.is_module:
+            self.set_training(recv.obj, name, args, kwargs, node, st, dispatch=False)  # ``super().train(mode)``
+            return recv.obj
         if t is Super and type(recv.obj) is Obj and _layer_base(recv.cls) is not None:
             if name == "__init__":  # ``super().__init__(in_channels, out_channels, 3)``
                 self.build_layer_base(recv.obj, _layer_base(recv.cls), args, kwargs, node, st)
@@ -2298,13 +2425,12 @@ class Engine(TorchModel, Autograd):
                 mods = mods if itself else mods[1:]
                 return Tup(Tup((UNKNOWN, m)) if named else m for m in mods)
             if name == api.MODULE_APPLY and args and type(args[0][0]) in (Func, Bound):
-                mods = self.submodules(recv, st, True)
-                for m in reversed(mods or ()):  # (torch: children first, the module last)
+                for m in self.submodules(recv, st, True, children_first=True) or ():
                     self.call(args[0][0], [(m, None)], {}, node, st)
                 return recv
             if name in api.MODULE_SELF_METHODS:
                 if name in api.MODULE_MODE_METHODS:
-                    self.set_training(recv, name, args, kwargs, st)
+                    self.set_training(recv, name, args, kwargs, node, st)
                 if name == api.REQUIRES_GRAD_SETTER:
                     flag = truth(args[0][0]) if args else truth(kwargs.get("requires_grad", (Const(True), None))[0])
                     if flag is False:
@@ -2378,27 +2504,32 @@ class Engine(TorchModel, Autograd):
                     out.append((key if m is module else UNKNOWN, value))
         return out
 
-    def submodules(self, module: Val, st: State, deep: bool) -> Optional[list]:
+    def submodules(self, module: Val, st: State, deep: bool, children_first=False) -> Optional[list]:
         """``module`` and the modules it holds (all the way down if ``deep``, else its children),
-        in order; None when some may be held where the analysis does not see them (a list of
-        modules, an unknown value)."""
+        in order (each module before its children, as ``modules()``; after them with
+        ``children_first``, as ``apply`` calls its function); None when some may be held where
+        the analysis does not see them (a list of modules, an unknown value)."""
         out, seen = [], set()
 
         def walk(m, depth) -> bool:
             if id(m) in seen:
                 return True
             seen.add(id(m))
-            out.append(m)
+            if not children_first:
+                out.append(m)
             if depth > 0 and not deep:
-                return True
-            if type(m) is Layer:
-                return all(walk(c, depth + 1) for c in m.children if type(c) in (Layer, Obj)) \
+                found = True
+            elif type(m) is Layer:
+                found = all(walk(c, depth + 1) for c in m.children if type(c) in (Layer, Obj)) \
                     and (m.qual not in api.MODULE_HOLDERS or bool(m.children))
-            # (modules in a plain list or dict are not registered: torch's modules() skips them)
-            held = [v for (oid, _), v in st.heap.items() if oid == m.oid]
-            if any(type(v) is Alt for v in held) or depth >= MAX_SUBMODULE_DEPTH:
-                return False
-            return all(walk(v, depth + 1) for v in held if type(v) in (Layer, Obj) and (type(v) is Layer or v.cls.is_module))
+            else:
+                # (modules in a plain list or dict are not registered: torch's modules() skips them)
+                held = [v for (oid, _), v in st.heap.items() if oid == m.oid]
+                found = not (any(type(v) is Alt for v in held) or depth >= MAX_SUBMODULE_DEPTH) and all(
+                    walk(v, depth + 1) for v in held if type(v) in (Layer, Obj) and (type(v) is Layer or v.cls.is_module))
+            if children_first:
+                out.append(m)
+            return found
 
         return out if type(module) in (Layer, Obj) and walk(module, 0) and len(out) <= MAX_UNROLLED else None
 
@@ -2436,20 +2567,34 @@ class Engine(TorchModel, Autograd):
             return self.call_layer(Layer(next(iter(api.MODULE_CONTAINERS)), None, None, kids), args, node, st)
         return self.unknown_call(args, kwargs)
 
-    def set_training(self, module, name, args, kwargs, st: State) -> None:
+    def set_training(self, module, name, args, kwargs, node, st: State, dispatch=True) -> None:
         """``model.eval()`` / ``model.train(mode)``: ``self.training`` of the module and of every
         submodule of the project's classes is that flag now (``if not self.training:`` in a
-        forward takes that branch). Unknown when the mode is not a constant or a submodule is
-        held where the analysis does not see."""
+        forward takes that branch), as torch sets it: each child through its own ``train``, an
+        override of the project's included (``eval()`` is ``self.train(False)``; ``dispatch``
+        False: torch's ``train`` itself, from ``super().train(mode)``). Unknown when the mode is
+        not a constant or a submodule is held where the analysis does not see."""
         flag = Const(False) if name == "eval" else (
             args[0][0] if args else kwargs.get("mode", (Const(True), None))[0])
         if type(flag) is not Const or type(flag.value) is not bool:
             flag = UNKNOWN
-        mods = self.submodules(module, st, True)
-        heap = st.own_heap()
-        for m in mods if mods is not None else [module]:
-            if type(m) is Obj:
-                heap[(m.oid, api.TRAINING_ATTRIBUTE)] = flag if mods is not None else UNKNOWN
+        override = module.cls.lookup("train") if type(module) is Obj and dispatch and name == "eval" else None
+        if type(override) is Func:
+            self.invoke(override, [module, flag], {}, st, node, bound=True)
+        else:
+            self.train_tree(module, flag, node, st, 0)
+
+    def train_tree(self, module, flag: Val, node, st: State, depth: int) -> None:
+        """torch's ``Module.train(flag)`` on ``module``: its flag, then each child's ``train``."""
+        mods = self.submodules(module, st, False) if depth < MAX_SUBMODULE_DEPTH else None
+        if type(module) is Obj:
+            st.own_heap()[(module.oid, api.TRAINING_ATTRIBUTE)] = flag if mods is not None else UNKNOWN
+        for child in (mods or [module])[1:]:
+            override = child.cls.lookup("train") if type(child) is Obj else None
+            if type(override) is Func:  # ``def train(self, mode=True)`` of the project's class
+                self.invoke(override, [child, flag], {}, st, node, bound=True)
+            else:
+                self.train_tree(child, flag, node, st, depth + 1)
 
     def add_modules(self, layer: Layer, name, args, node, st) -> Val:
         """``net.add_module("fc", m)``, ``blocks.append(m)``, ``blocks.extend(ms)`` on an
@@ -2477,6 +2622,7 @@ class Engine(TorchModel, Autograd):
             self.extend_list(box, vals[0], st, node)
             return NONE
         items = st.heap.get((box.oid, "items"))
+        keys = st.heap[(box.oid, "kwkeys")] if name == "update" and _passed_on(box, st) else None
         if name not in ("get", "values", "items", "keys", "copy", "index", "count"):
             forget_items(st, box)
         if name in ("append", "add", "insert", "setdefault", "appendleft") and vals:
@@ -2498,6 +2644,16 @@ class Engine(TorchModel, Autograd):
         if name in ("extend", "update", "extendleft") and vals:
             elem = self.iter_elem(vals[0], st, node) if name == "extend" else self.dict_values(vals[0], st)
             st.own_heap()[key] = join(st.heap[key], elem) if key in st.heap else elem
+            if name == "update" and type(vals[0]) is Box and vals[0].kind == "dict" and _passed_on(vals[0], st):
+                # ``output.update(head.loss(output, batch))``: each of its keys with its value
+                other, heap = vals[0], st.own_heap()
+                added = [k.value for k in st.heap[(other.oid, "kwkeys")].items]
+                for k in added:
+                    heap[(box.oid, ("k", k))] = heap[(other.oid, ("k", k))]
+                if keys is not None:  # its keys were all known: they still are
+                    known = list(dict.fromkeys([k.value for k in keys.items] + added))
+                    heap[(box.oid, "kwkeys")] = Tup(Const(k) for k in known)
+                    note_keys(st, box, known)
             return NONE
         if name in ("pop", "get", "popitem", "popleft"):
             return self._weak(st.heap.get(key, UNKNOWN))
@@ -2728,12 +2884,16 @@ _FOLDABLE = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul,
 MAX_FOLDED_EXPONENT = 64  # past it, ``2 ** n`` is only "a number" (no huge integers)
 
 
+_DICT_METHODS = frozenset(name for name in dir(dict) if not name.startswith("_"))
+# what a dict's subclass may define and still be a dict whose items are read as attributes
+_ATTRIBUTE_DICT_MEMBERS = frozenset({"__getattr__", "__setattr__", "__delattr__", "__getstate__", "__setstate__",
+                                     "__dir__", "__repr__", "__init__"})
 _MAPPING_VIEWS = frozenset({"items", "values", "keys"})  # of a namespace that is a mapping too (ModuleDict)
 _PLAIN_CONSTANTS = (str, int, float, bool)
 # str methods folded for constant arguments: they return strings or truth values, never raise
 # for those (but ``format`` with a bad field, which then gives an unknown string)
 _STR_METHODS = frozenset({"format", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "startswith",
-                          "endswith", "capitalize", "title"})
+                          "endswith", "capitalize", "title", "find", "rfind", "count", "isdigit"})
 _WIDE = re.compile(r"\d{4}")  # a field width or precision this large is not folded (nor allocated)
 
 
@@ -2961,6 +3121,138 @@ def _isinstance(v: Val, cls: Val) -> Val:
         fits = type(v) in _PYTHON_TYPES[cls.name] and (type(v) is Tup or v.kind == cls.name)
         return Const(fits)
     return UNKNOWN
+
+
+# comparisons of a settled value with a constant: settled too (keyed by the positive form)
+_SETTLED_COMPARISONS = {ast.Eq: ("==", True), ast.NotEq: ("==", False), ast.Is: ("is", True),
+                        ast.IsNot: ("is", False), ast.In: ("in", True), ast.NotIn: ("in", False)}
+
+
+def _constant(node) -> bool:
+    if type(node) in (ast.Tuple, ast.List, ast.Set):
+        return all(type(e) is ast.Constant for e in node.elts)
+    return type(node) is ast.Constant
+
+
+def _scope(st: State) -> dict:
+    return st.locals if st.locals is not None else st.globals
+
+
+def _bound_names(st: State) -> frozenset:
+    return frozenset(_scope(st))
+
+
+def _elif_parents(loop) -> dict:
+    """id(if) -> the ``if`` whose ``elif`` it is, over a loop's body (worked out once)."""
+    parents = loop.__dict__.get("_gg_elif")
+    if parents is None:
+        parents = {}
+        for n in ast.walk(loop):
+            if type(n) is ast.If and len(n.orelse) == 1 and type(n.orelse[0]) is ast.If:
+                parents[id(n.orelse[0])] = n
+        loop._gg_elif = parents
+    return parents
+
+
+def _binds_only_within(loop, root, name: str) -> bool:
+    """Every binding of ``name`` in the loop's body (its own scope) lies inside ``root``."""
+    memo = loop.__dict__.setdefault("_gg_binds", {})
+    key = (id(root), name)
+    if key not in memo:
+        inside = {id(n) for n in ast.walk(root)}
+        memo[key] = all(id(n) in inside for n in _bindings(loop, name))
+    return memo[key]
+
+
+def _bindings(node, name: str):
+    """The nodes that bind ``name`` in ``node``'s scope (not in nested functions or classes)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if child.name == name:
+                yield child
+            continue
+        if isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if type(child) is ast.Name and type(child.ctx) is not ast.Load and child.id == name:
+            yield child
+        elif isinstance(child, (ast.Import, ast.ImportFrom)) and any(
+                (a.asname or a.name.split(".")[0]) == name for a in child.names):
+            yield child
+        elif type(child) in (ast.Global, ast.Nonlocal) and name in child.names \
+                or type(child) is ast.ExceptHandler and child.name == name:
+            yield child
+            yield from _bindings(child, name)
+        else:
+            yield from _bindings(child, name)
+
+
+def _dict_class(cls: Class, depth: int = 0) -> Optional[bool]:
+    """Whether the project's class ``cls`` is a plain subclass of ``dict`` (or ``OrderedDict``),
+    one that only makes its items readable as attributes: True when it does (a ``__getattr__``,
+    or ``self.__dict__ = self``), False when it adds nothing, None when it is no such class (it
+    defines methods of its own, or an ``__init__`` that does more than build the dict)."""
+    if depth > 8 or not cls.bases:
+        return None
+    by_attribute = False
+    for name, value in cls.attrs.items():
+        if name.startswith("__") and name.endswith("__") and name not in _ATTRIBUTE_DICT_MEMBERS \
+                and type(value) is not Func:
+            continue  # ``__slots__``, ``__doc__`` and the like
+        if name not in _ATTRIBUTE_DICT_MEMBERS:
+            return None
+        if name == "__init__":
+            if type(value) is not Func or not _builds_dict_only(value.node):
+                return None
+            by_attribute |= _aliases_own_dict(value.node)
+        by_attribute |= name == "__getattr__"
+    for base in cls.bases:
+        if type(base) is Builtin and base.name == "dict" or type(base) is LibRef and base.qual in _DICT_CLASSES:
+            continue
+        if type(base) is not Class:
+            return None
+        inherited = _dict_class(base, depth + 1)
+        if inherited is None:
+            return None
+        by_attribute |= inherited
+    return by_attribute
+
+
+def _builds_dict_only(fn) -> bool:
+    """An ``__init__`` whose statements only pass its arguments on to the dict's own
+    (``super().__init__(*args, **kwargs)``) and alias its items as attributes."""
+    for stmt in fn.body:
+        if type(stmt) is ast.Expr and type(stmt.value) is ast.Constant:
+            continue  # the docstring
+        if type(stmt) is ast.Expr and type(stmt.value) is ast.Call and type(stmt.value.func) is ast.Attribute \
+                and stmt.value.func.attr == "__init__":
+            args = stmt.value.args
+            if fn.args.args and args and type(args[0]) is ast.Name and args[0].id == fn.args.args[0].arg:
+                args = args[1:]  # ``dict.__init__(self, *args, **kwargs)``
+            passed = [a.value.id for a in args if type(a) is ast.Starred and type(a.value) is ast.Name]
+            passed += [k.value.id for k in stmt.value.keywords if k.arg is None and type(k.value) is ast.Name]
+            own = [fn.args.vararg.arg] if fn.args.vararg else []
+            own += [fn.args.kwarg.arg] if fn.args.kwarg else []
+            if len(passed) == len(args) + sum(k.arg is None for k in stmt.value.keywords) == len(own) \
+                    and sorted(passed) == sorted(own) and not fn.args.args[1:]:
+                continue
+            return False
+        if _aliases_own_dict(fn, stmt):
+            continue
+        return False
+    return True
+
+
+def _aliases_own_dict(fn, stmt=None) -> bool:
+    """``self.__dict__ = self`` in ``fn`` (or is ``stmt``): the items are its attributes."""
+    if not fn.args.args:
+        return False
+    me = fn.args.args[0].arg
+    for s in ([stmt] if stmt is not None else fn.body):
+        if type(s) is ast.Assign and len(s.targets) == 1 and type(s.targets[0]) is ast.Attribute \
+                and s.targets[0].attr == "__dict__" and type(s.targets[0].value) is ast.Name \
+                and s.targets[0].value.id == me and type(s.value) is ast.Name and s.value.id == me:
+            return True
+    return False
 
 
 def _tensor_subclass(cls: Class, depth: int) -> Val:

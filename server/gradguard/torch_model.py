@@ -362,12 +362,26 @@ class TorchModel:
             return box
         return UNKNOWN
 
-    def copy_value(self, v: Val, node, st) -> Val:
-        """``copy.deepcopy(module)``: a module of the same kind with parameters of its own."""
+    def copy_value(self, v: Val, node, st, made=None) -> Val:
+        """``copy.deepcopy(module)``: a module of the same kind with parameters of its own; a
+        project's module (``copy.deepcopy(qvalue_net)``) is a new object whose attributes are
+        copies too (its parameters the copy's own leaves: freezing them leaves the source's)."""
+        made = {} if made is None else made
         if type(v) is Layer:
             root = self.new_root(node, "params", st) if v.root is not None else None
-            return Layer(v.qual, v.spec, root, tuple(self.copy_value(c, node, st) for c in v.children), v.config,
-                         v.site)
+            return Layer(v.qual, v.spec, root, tuple(self.copy_value(c, node, st, made) for c in v.children),
+                         v.config, v.site)
+        if type(v) is Obj and not v.some and len(made) < MAX_COPIED_OBJECTS:
+            if v.oid in made:  # (an attribute that refers back to an object copied already)
+                return made[v.oid]
+            obj = made[v.oid] = Obj((node, self.frame.ctx, len(made)), v.cls)
+            self.allocate(obj.oid, st)
+            for key in [k for k in st.heap if type(k) is tuple and k[0] == v.oid]:
+                st.own_heap()[(obj.oid,) + key[1:]] = self.copy_value(st.heap[key], node, st, made)
+            return obj
+        if type(v) is Tensor and v.leaf and v.roots and v.grad != NEVER:  # ``nn.Parameter`` attributes
+            root = self.new_root(node, "params", st)
+            return Tensor(v.grad, True, roots=frozenset({root}), storage=root, shape=v.shape)
         return v
 
     def leaf(self, node, requires_grad, st, why=frozenset(), integral=False) -> Tensor:
@@ -413,6 +427,10 @@ class TorchModel:
         storage = (node, self.frame.ctx)
         if (storage, "absorbed") in st.heap:
             del st.own_heap()[(storage, "absorbed")]
+        # nor does a write into this one reach what ops saved of the one made there before
+        # (``coeff = torch.zeros(...); coeff[..., :k] = x_ft`` in each call of a layer)
+        for seg in self.savers.pop(storage, ()):
+            seg.kept = seg.kept - {storage}
         return storage
 
     def tensor_method(self, t: Tensor, name, args, kwargs, node, st) -> Val:
@@ -734,6 +752,7 @@ def _kw_truth(kwargs, name, default):
         return default
     return truth(kwargs[name][0])
 
+MAX_COPIED_OBJECTS = 32  # a deepcopy follows this many of the project's objects
 _DICT_CLASSES = frozenset({"collections.OrderedDict", "typing.OrderedDict"})
 # Library callables known to read their arguments without changing them (any other may: an
 # unresolved call forgets what was known of the lists it is given)
