@@ -1954,9 +1954,7 @@ class Engine(TorchModel, Autograd):
         # there is tried again here)
         kept = fn.module is not self.main
         # a call may spend at most half of what its caller has left: the caller always finishes
-        # (but a call made at a module's top level, ``main()`` or ``train(model)``, is the
-        # program: it may spend what the file has left)
-        own = self.executed + (CALL_BUDGET if self.frame.func is not None else self.limit)
+        own = self.executed + CALL_BUDGET
         limit = min(self.limit, own, (self.executed + self.limit) // 2)
         costly = _COSTLY if kept else self.costly
         if limit - self.executed <= costly.get(fn.node, -1):
