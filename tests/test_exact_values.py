@@ -13,7 +13,9 @@ item; ``xs[-1]`` after appends is the last value appended. An ``nn.ParameterList
 its module registers. A dict's subclass that only reads its items as attributes
 (``__getattr__ = dict.__getitem__``, ``self.__dict__ = self``) is that dict, and a dict comprehension over known keys (or ``update`` with one) is known key by
 key. ``copy.deepcopy`` of a project's module copies its parameters too; ``apply`` calls its
-function children first, ``model.train()`` calls each child's own ``train``, and a layer's class name is known. A name bound only in an if/elif chain
+function children first, ``model.train()`` calls each child's own ``train``, and a layer's class name is known. Indexing by a tensor (``x[:, idx]``) copies into a contiguous tensor, so a
+reshape of what is computed from it is a view. A list comprehension over ``enumerate`` of a known list,
+and a ``range`` with a step, are known item by item (``xs[i] = v`` replaces one). A name bound only in an if/elif chain
 on a setting that never changes holds no earlier iteration's value. Each program raises under real torch, and GradGuard reports it there as an
 error, not as a maybe; their clean twins get no error."""
 from __future__ import annotations
@@ -390,6 +392,30 @@ PROGRAMS = {
         loss = model(x)
         loss.backward()
         """),
+    "an FPN's laterals, each a ReLU's output, added to in place top-down by a known index": ("GG103", 10, """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        convs = nn.ModuleList([nn.Conv2d(3, 4, 1) for _ in range(3)])
+        feats = [torch.randn(1, 3, 8, 8), torch.randn(1, 3, 4, 4), torch.randn(1, 3, 2, 2)]
+        laterals = [F.relu(conv(feats[i])) for i, conv in enumerate(convs)]
+        for i in range(len(laterals) - 1, 0, -1):
+            laterals[i - 1] += F.interpolate(laterals[i], size=laterals[i - 1].shape[2:])
+        loss = sum(lateral.sum() for lateral in laterals)
+        loss.backward()
+        """),
+    "a slice of a ReLU's reshaped output divided in place, its input picked by a tensor index": ("GG103", 10, """\
+        import torch
+        import torch.nn as nn
+        net = nn.Sequential(nn.Linear(4, 6), nn.ReLU())
+        x = torch.randn(3, 8)
+        keep = torch.tensor([0, 2, 4, 6])
+        params = net(x[:, keep]).reshape(3, 2, -1)
+        widths = params[..., :2]
+        widths /= 2.0
+        loss = widths.sum() + params[..., 2:].sum()
+        loss.backward()
+        """),
     "weights initialised by apply, a layer picked by its class name": ("GG108", 5, """\
         import torch.nn as nn
         def init(m):
@@ -449,6 +475,30 @@ CLEAN = {
             model(x)
         model.train()
         loss = model(x)
+        loss.backward()
+        """,
+    "an FPN's laterals added to top-down out of place": """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        convs = nn.ModuleList([nn.Conv2d(3, 4, 1) for _ in range(3)])
+        feats = [torch.randn(1, 3, 8, 8), torch.randn(1, 3, 4, 4), torch.randn(1, 3, 2, 2)]
+        laterals = [F.relu(conv(feats[i])) for i, conv in enumerate(convs)]
+        for i in range(len(laterals) - 1, 0, -1):
+            laterals[i - 1] = laterals[i - 1] + F.interpolate(laterals[i], size=laterals[i - 1].shape[2:])
+        loss = sum(lateral.sum() for lateral in laterals)
+        loss.backward()
+        """,
+    "a slice of a ReLU's reshaped output divided out of place": """\
+        import torch
+        import torch.nn as nn
+        net = nn.Sequential(nn.Linear(4, 6), nn.ReLU())
+        x = torch.randn(3, 8)
+        keep = torch.tensor([0, 2, 4, 6])
+        params = net(x[:, keep]).reshape(3, 2, -1)
+        widths = params[..., :2]
+        widths = widths / 2.0
+        loss = widths.sum() + params[..., 2:].sum()
         loss.backward()
         """,
     "a loss bound in an if/elif chain on a setting that never changes, backwarded each step": """\

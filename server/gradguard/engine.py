@@ -480,7 +480,7 @@ class Engine(TorchModel, Autograd):
         if count is not None and count <= MAX_UNROLLED_RANGE and type(iterable) is Iter and iterable.wrap[0] == "range":
             # ``for epoch in range(1)`` (a setting of 1): one pass, no next iteration to walk again;
             # ``for i in range(2)`` over two models: each pass with its own i (``outputs[i]``)
-            return self.unrolled(st, node, [Const(iterable.wrap[1].value + k) for k in range(count)])
+            return self.unrolled(st, node, [Const(k) for k in _range_values(iterable.wrap)])
         if type(iterable) is Obj and type(iterable.cls.lookup("__iter__")) is Func:
             # ``return iter(self.items)``: the loop walks that container, element after element
             it = self.call_func(iterable.cls.lookup("__iter__"), [iterable], {}, st, node.iter, bound=True)
@@ -985,8 +985,17 @@ class Engine(TorchModel, Autograd):
                     self.frame.elements.pop(("key", target.slice.id), None)
                 index = self.ev(target.slice, st)
                 keys = st.heap.get((base.oid, "kwkeys")) if _passed_on(base, st) else None
+                items = st.heap.get((base.oid, "items")) if base.kind == "list" and not base.some else None
                 forget_items(st, base)
-                if type(index) is Const:
+                if type(items) is Tup and type(index) is Const and type(index.value) is int \
+                        and -len(items.items) <= index.value < len(items.items) and not self.alternatives:
+                    # ``laterals[i - 1] += up(laterals[i])`` of a known i: the others stay as they were
+                    known = list(items.items)
+                    known[index.value] = value
+                    heap = st.own_heap()
+                    heap[(base.oid, "items")], heap[(base.oid, "count")] = Tup(known), Const(len(known))
+                    heap[(base.oid, "last")] = known[-1]
+                elif type(index) is Const:
                     st.own_heap()[(base.oid, ("k", index.value))] = value
                     if keys is not None:
                         # a key it holds given a new value, or a key added: its keys stay all known
@@ -1429,9 +1438,12 @@ class Engine(TorchModel, Autograd):
         does not apply): each element computed from its own item, in a context of its own (as
         ``each_step``), so the list is known item by item too, each element's graph its own."""
         gen = node.generators[0]
-        if len(node.generators) != 1 or gen.ifs or gen.is_async or not isinstance(gen.iter, (ast.Name, ast.Attribute)):
+        if len(node.generators) != 1 or gen.ifs or gen.is_async or not _read_again_freely(gen.iter):
             return None
-        items = self.known_items(self.ev(gen.iter, st), st)
+        iterable = self.ev(gen.iter, st)
+        if _summary_items(iterable):  # (a ModuleList's one block standing for several: not one item)
+            return None
+        items = self.known_items(iterable, st)
         if not items or len(items) > MAX_UNROLLED_BLOCKS:
             return None
         frame = self.frame
@@ -1598,8 +1610,9 @@ class Engine(TorchModel, Autograd):
         if tb is Tensor:
             kind = "basic" if _basic_index(node.slice, index) else "advanced"
             view = kind in api.VIEW_SUBSCRIPTS
+            # (advanced indexing copies into a new, contiguous tensor: checked against torch)
             out = self.op(node, [(base, node.value), (index, node.slice)], api.SUBSCRIPT_SAVES[kind], st,
-                          storage=base.storage if view else None, layout=True if view else None)
+                          storage=base.storage if view else None, layout=view)
             items = _index_items(node.slice, index) if kind == "basic" else None
             if items is not None:
                 out.shape = shapes.index(base.shape, items)
@@ -2182,6 +2195,8 @@ class Engine(TorchModel, Autograd):
             start = vals[0] if len(vals) >= 2 else Const(0)
             if len(vals) in (1, 2):
                 return Iter(wrap=("range", start, vals[-1]))
+            if len(vals) == 3 and type(vals[2]) is Const and type(vals[2].value) is int and vals[2].value:
+                return Iter(wrap=("range", start, vals[1], vals[2]))  # ``range(n - 1, 0, -1)``
             return Iter(wrap=("range", start))
         if name == "enumerate" and vals:
             start = vals[1] if len(vals) > 1 else kwargs.get("start", (Const(0), None))[0]
@@ -2209,8 +2224,7 @@ class Engine(TorchModel, Autograd):
                     count = _known_length(v, st) if name == "list" and type(v) is Iter and v.wrap is not None \
                         and v.wrap[0] == "range" else None
                     if count is not None and count <= MAX_UNROLLED:  # ``list(range(n_gpus))``: n numbers
-                        start = v.wrap[1].value if len(v.wrap) == 3 else 0
-                        st.own_heap()[(box.oid, "items")] = Tup(Const(start + k) for k in range(count))
+                        st.own_heap()[(box.oid, "items")] = Tup(Const(k) for k in _range_values(v.wrap))
                         st.own_heap()[(box.oid, "count")] = Const(count)
                     return box
                 return v if type(v) in (Iter, Box) else Iter(self.iter_elem(v, st, node))
@@ -2859,8 +2873,9 @@ def _as_load(target):
 
 def _basic_index(node, value) -> bool:
     """Basic indexing (ints, slices, None, Ellipsis) saves no tensors; tensors or lists do."""
-    if isinstance(node, ast.Tuple):
-        return all(_basic_index(e, UNKNOWN) for e in node.elts)
+    if isinstance(node, ast.Tuple):  # (each element with its value, where the tuple's is known)
+        values = value.items if type(value) is Tup and len(value.items) == len(node.elts) else [UNKNOWN] * len(node.elts)
+        return all(_basic_index(e, v) for e, v in zip(node.elts, values))
     if isinstance(node, ast.Slice):
         return True
     if isinstance(node, ast.Constant):
@@ -3500,10 +3515,10 @@ def _known_length(v: Val, st: State):
         v = st.heap.get((v.oid, "items"))
     if type(v) is Tup:
         return len(v.items)
-    if type(v) is Iter and v.wrap is not None and v.wrap[0] == "range" and len(v.wrap) == 3 \
-            and type(v.wrap[1]) is Const and type(v.wrap[2]) is Const \
-            and type(v.wrap[1].value) is int and type(v.wrap[2].value) is int:
-        return max(v.wrap[2].value - v.wrap[1].value, 0)  # ``range(2)``
+    if type(v) is Iter and v.wrap is not None and v.wrap[0] == "range":
+        values = _range_values(v.wrap)  # ``range(2)``, ``range(n - 1, 0, -1)`` of a known n
+        if values is not None:
+            return len(values)
     if type(v) is Iter and v.wrap is not None and v.wrap[0] in ("zip", "enumerate"):
         parts = v.wrap[1] if v.wrap[0] == "zip" else v.wrap[1:2]
         counts = [_known_length(x, st) for x in parts]
@@ -3512,6 +3527,23 @@ def _known_length(v: Val, st: State):
             and all(_module_item(c) for c in v.children) and _counted(v):
         return len(v.children)
     return None
+
+
+def _read_again_freely(node) -> bool:
+    """An iterable whose expression costs nothing to evaluate twice: a name, an attribute, or
+    ``enumerate`` / ``zip`` / ``range`` of those and of constants."""
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Constant)):
+        return True
+    return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in ("enumerate", "zip", "range") \
+        and not node.keywords and all(_read_again_freely(a) for a in node.args)
+
+
+def _range_values(wrap: tuple) -> Optional[range]:
+    """The numbers of a ``range`` whose bounds (and step) are known, else None."""
+    bounds = wrap[1:]
+    if len(bounds) < 2 or not all(type(b) is Const and type(b.value) is int for b in bounds):
+        return None
+    return range(*(b.value for b in bounds))
 
 
 def _summary_items(v: Val) -> bool:
