@@ -13,7 +13,8 @@ item; ``xs[-1]`` after appends is the last value appended. An ``nn.ParameterList
 its module registers. A dict's subclass that only reads its items as attributes
 (``__getattr__ = dict.__getitem__``, ``self.__dict__ = self``) is that dict, and a dict comprehension over known keys (or ``update`` with one) is known key by
 key. ``copy.deepcopy`` of a project's module copies its parameters too; ``apply`` calls its
-function children first, ``model.train()`` calls each child's own ``train``, and a layer's class name is known. Indexing by a tensor (``x[:, idx]``) copies into a contiguous tensor, so a
+function children first, ``str.split`` of a constant gives its parts, ``sum`` of known items their
+broadcast, ``type(d)(pairs)`` another of d's dict class, torch's ``_Loss`` is a module, ``model.train()`` calls each child's own ``train``, and a layer's class name is known. Indexing by a tensor (``x[:, idx]``) copies into a contiguous tensor, so a
 reshape of what is computed from it is a view. A list comprehension over ``enumerate`` of a known list,
 and a ``range`` with a step, are known item by item (``xs[i] = v`` replaces one). A name bound only in an if/elif chain
 on a setting that never changes holds no earlier iteration's value. Each program raises under real torch, and GradGuard reports it there as an
@@ -416,6 +417,41 @@ PROGRAMS = {
         loss = widths.sum() + params[..., 2:].sum()
         loss.backward()
         """),
+    "per-replica losses gathered by type(first)(pairs), weighted by a loss spec split on + and *": ("GG105", 33, """\
+        import torch
+        import torch.nn as nn
+
+
+        class Output(dict):
+            def __getattr__(self, name):
+                return self[name]
+
+
+        class Loss(nn.modules.loss._Loss):
+            def __init__(self, spec):
+                super().__init__()
+                self.terms = []
+                for term in spec.split("+"):
+                    weight, name = term.split("*")
+                    self.terms.append({"name": name, "weight": float(weight)})
+
+            def forward(self, output):
+                return sum([t["weight"] * output[t["name"]] for t in self.terms])
+
+
+        def gather(outputs):
+            first = outputs[0]
+            if isinstance(first, dict):
+                return type(first)((k, gather([o[k] for o in outputs])) for k in first)
+            return torch.stack(outputs) if first.dim() == 0 else torch.cat(outputs)
+
+
+        net = nn.Linear(3, 2)
+        parts = [torch.randn(2, 3), torch.randn(2, 3)]
+        out = gather([Output(fit=net(p).pow(2).mean(), reg=net.weight.abs().sum()) for p in parts])
+        loss = Loss("1*fit+0.1*reg")(out)
+        loss.backward()
+        """),
     "weights initialised by apply, a layer picked by its class name": ("GG108", 5, """\
         import torch.nn as nn
         def init(m):
@@ -499,6 +535,41 @@ CLEAN = {
         widths = params[..., :2]
         widths = widths / 2.0
         loss = widths.sum() + params[..., 2:].sum()
+        loss.backward()
+        """,
+    "per-replica losses gathered and weighted, then averaged": """\
+        import torch
+        import torch.nn as nn
+
+
+        class Output(dict):
+            def __getattr__(self, name):
+                return self[name]
+
+
+        class Loss(nn.modules.loss._Loss):
+            def __init__(self, spec):
+                super().__init__()
+                self.terms = []
+                for term in spec.split("+"):
+                    weight, name = term.split("*")
+                    self.terms.append({"name": name, "weight": float(weight)})
+
+            def forward(self, output):
+                return sum([t["weight"] * output[t["name"]] for t in self.terms])
+
+
+        def gather(outputs):
+            first = outputs[0]
+            if isinstance(first, dict):
+                return type(first)((k, gather([o[k] for o in outputs])) for k in first)
+            return torch.stack(outputs) if first.dim() == 0 else torch.cat(outputs)
+
+
+        net = nn.Linear(3, 2)
+        parts = [torch.randn(2, 3), torch.randn(2, 3)]
+        out = gather([Output(fit=net(p).pow(2).mean(), reg=net.weight.abs().sum()) for p in parts])
+        loss = Loss("1*fit+0.1*reg")(out).mean()
         loss.backward()
         """,
     "a loss bound in an if/elif chain on a setting that never changes, backwarded each step": """\

@@ -1470,17 +1470,24 @@ class Engine(TorchModel, Autograd):
         heap[(box.oid, "count")] = Const(len(values))
         return box
 
-    def dict_per_key(self, node, st) -> Optional[Box]:
+    def dict_per_key(self, node, st, pair=None, outer=None) -> Optional[Box]:
         """``{k: v.chunk(n) for k, v in batch.items()}`` over a few items known one by one (as
         ``list_per_item``): when every step's key is a constant, the dict is known key by key,
-        each value computed from its own item."""
+        each value computed from its own item. ``pair``, ``outer``: ``dict((k, f(k)) for k in d)``,
+        the generator's key and value expressions and its iterable's value, evaluated already."""
         gen = node.generators[0]
-        over = gen.iter
-        if type(over) is ast.Call and type(over.func) is ast.Attribute and over.func.attr in _MAPPING_VIEWS                 and not over.args and not over.keywords:
-            over = over.func.value  # ``d.items()``: read again at no cost, as ``d`` is
-        if len(node.generators) != 1 or gen.ifs or gen.is_async or not isinstance(over, (ast.Name, ast.Attribute)):
+        if len(node.generators) != 1 or gen.ifs or gen.is_async:
             return None
-        items = self.known_items(self.ev(gen.iter, st), st)
+        if outer is None:
+            over = gen.iter
+            if type(over) is ast.Call and type(over.func) is ast.Attribute and over.func.attr in _MAPPING_VIEWS \
+                    and not over.args and not over.keywords:
+                over = over.func.value  # ``d.items()``: read again at no cost, as ``d`` is
+            if not isinstance(over, (ast.Name, ast.Attribute)):
+                return None
+            outer = self.ev(gen.iter, st)
+        key_expr, value_expr = pair if pair is not None else (node.key, node.value)
+        items = self.known_items(outer, st)
         if not items or len(items) > MAX_UNROLLED_KEYS:
             return None
         frame = self.frame
@@ -1493,8 +1500,8 @@ class Engine(TorchModel, Autograd):
                 if inner.locals is None:
                     inner.locals = {}
                 self.assign(gen.target, item, inner)
-                key = self.ev(node.key, inner)
-                pairs.append((key, self.ev(node.value, inner)))
+                key = self.ev(key_expr, inner)
+                pairs.append((key, self.ev(value_expr, inner)))
                 st.adopt(inner)
             finally:
                 frame.ctx = outer_ctx
@@ -2080,7 +2087,7 @@ class Engine(TorchModel, Autograd):
         if by_attribute is not None:  # ``class AttrDict(dict): __getattr__ = dict.__getitem__``
             box = self.builtin_call("dict", args, kwargs, node, st)
             if by_attribute and type(box) is Box:
-                st.own_heap()[(box.oid, "by_attribute")] = Const(True)
+                st.own_heap()[(box.oid, "by_attribute")] = cls  # (``type(out)(pairs)`` makes another)
             return box
         obj = Obj((node, self.frame.ctx), cls)
         self.allocate(obj.oid, st)
@@ -2237,6 +2244,10 @@ class Engine(TorchModel, Autograd):
                 out = self.op(node, [(elem, args[0][1])], False, st)
                 if len(vals) == 1:  # 0 + each element: their broadcast, which their join covers
                     out.shape = elem.shape
+                    items = _items_of(vals[0], st)
+                    if items and all(type(i) is Tensor or _number(i) for i in items):
+                        # known one by one: ``sum([scalar_loss, per_gpu_losses])`` is a vector
+                        out.shape = shapes.broadcast([i.shape if type(i) is Tensor else () for i in items])
                 return out
             return UNKNOWN
         if name in ("min", "max"):
@@ -2263,6 +2274,8 @@ class Engine(TorchModel, Autograd):
             # ``type(outputs) not in (tuple, list)``: a tuple, a list, a dict, or a tensor (of
             # some tensor class: a parameter's is not ``torch.Tensor`` itself)
             v = vals[0]
+            if type(v) is Box and type(st.heap.get((v.oid, "by_attribute"))) is Class:
+                return st.heap[(v.oid, "by_attribute")]  # the project's dict class it was made of
             return Builtin("tuple") if type(v) is Tup else Builtin(v.kind) if type(v) is Box \
                 and v.kind in ("list", "dict", "set") else TENSOR_TYPE if type(v) is Tensor else UNKNOWN
         if name == "hasattr" and len(vals) == 2 and type(vals[0]) is Obj and type(vals[1]) is Const \
@@ -2278,6 +2291,12 @@ class Engine(TorchModel, Autograd):
             return self.all_any(name == "all", vals[0], st)
         if name == "getattr" and len(vals) >= 2 and type(vals[1]) is Const and isinstance(vals[1].value, str):
             return self.attr(vals[0], vals[1].value, st, node)
+        if name == "dict" and len(vals) == 1 and type(vals[0]) is Iter and vals[0].wrap is not None \
+                and vals[0].wrap[0] == "genexp" and type(vals[0].wrap[1].elt) is ast.Tuple \
+                and len(vals[0].wrap[1].elt.elts) == 2:
+            made = self.dict_per_key(vals[0].wrap[1], st, vals[0].wrap[1].elt.elts, vals[0].wrap[2])
+            if made is not None:  # ``dict((k, gather([o[k] for o in outs])) for k in first)``
+                return made
         if name == "dict" and vals and type(vals[0]) in (Box, Iter, Tup):
             return self.dict_of(vals[0], node, st)
         if name == "dict" and not vals and kwargs:  # ``dict(neg_scale=5.0, neg_bias=0.1)``
@@ -2906,7 +2925,8 @@ _PLAIN_CONSTANTS = (str, int, float, bool)
 # str methods folded for constant arguments: they return strings or truth values, never raise
 # for those (but ``format`` with a bad field, which then gives an unknown string)
 _STR_METHODS = frozenset({"format", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "startswith",
-                          "endswith", "capitalize", "title", "find", "rfind", "count", "isdigit"})
+                          "endswith", "capitalize", "title", "find", "rfind", "count", "isdigit", "split",
+                          "rsplit"})
 _WIDE = re.compile(r"\d{4}")  # a field width or precision this large is not folded (nor allocated)
 
 
@@ -2930,9 +2950,12 @@ def _str_method(text: str, name: str, args: list, kwargs: dict) -> Val:
     if name == "format" and _WIDE.search(text):
         return UNKNOWN
     try:
-        return Const(getattr(text, name)(*(v.value for v in args), **{k: v.value for k, v in kwargs.items()}))
+        out = getattr(text, name)(*(v.value for v in args), **{k: v.value for k, v in kwargs.items()})
     except (ValueError, TypeError, IndexError, KeyError, AttributeError):
         return UNKNOWN
+    if type(out) is list:  # ``"1*L1+0.1*Ls".split("+")``: its parts, each known
+        return Tup(Const(part) for part in out) if len(out) <= MAX_UNROLLED else UNKNOWN
+    return Const(out)
 
 
 def _counter(start: Val, first) -> Val:
@@ -3536,6 +3559,17 @@ def _read_again_freely(node) -> bool:
         return True
     return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in ("enumerate", "zip", "range") \
         and not node.keywords and all(_read_again_freely(a) for a in node.args)
+
+
+def _items_of(v: Val, st: State) -> Optional[tuple]:
+    """The elements of a tuple or of a list known item by item."""
+    if type(v) is Box:
+        v = st.heap.get((v.oid, "items"))
+    return v.items if type(v) is Tup else None
+
+
+def _number(v: Val) -> bool:
+    return type(v) is Number or type(v) is Const and type(v.value) in (int, float)
 
 
 def _range_values(wrap: tuple) -> Optional[range]:

@@ -260,7 +260,9 @@ MODULES = {name: {"params": e["params"], "saves": e["saves"],
 MODULE_CONTAINERS = frozenset({"torch.nn.Sequential"})
 
 # Base classes that make a user class an nn.Module (calling an instance runs ``forward``).
-MODULE_BASES = frozenset({"torch.nn.Module"})
+# (torch's own bases of its loss modules are modules too: ``class Loss(nn.modules.loss._Loss)``)
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "torch.nn.modules.loss._Loss",
+                          "torch.nn.modules.loss._WeightedLoss"})
 # Base classes of custom autograd functions: ``Cls.apply(*args)`` runs ``Cls.forward(ctx, *args)``
 # with grad recording off, and its outputs are one node over the tensor arguments, whose
 # backward is the class's; it saves what ``ctx.<SAVE_FOR_BACKWARD>(...)`` was given.
