@@ -67,7 +67,7 @@ DEQUES = frozenset({"collections.deque"})
 # file's budget the rest of the file is. Unknown never yields an error-severity finding, so a
 # budget costs recall, not truth.
 FILE_BUDGET = 10_000
-CALL_BUDGET = 2_000
+CALL_BUDGET = 1_000
 CANCEL_EVERY = 256  # steps between two looks at the cancel callback (some 2 ms)
 # Evaluations one inside another (``ev``, ``exec``, ``iter_elem``): past this, an expression's
 # value is unknown and a statement abandons its call, as over budget. Counted, in both builds
