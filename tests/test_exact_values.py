@@ -572,6 +572,29 @@ CLEAN = {
         loss = Loss("1*fit+0.1*reg")(out).mean()
         loss.backward()
         """,
+    "a loss bound in an if/elif chain on a nested setting (self.config.training.algo)": """\
+        import sys
+        from types import SimpleNamespace
+        import torch
+        import torch.nn as nn
+        class Runner:
+            def __init__(self, config):
+                self.config = config
+                self.net = nn.Linear(4, 4)
+                self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+            def train(self, data):
+                for x in data:
+                    out = self.net(x)
+                    if self.config.training.algo == "ssm":
+                        loss = (out * out).mean()
+                    elif self.config.training.algo == "dsm":
+                        loss = (out * x).mean()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+        algo = "ssm" if len(sys.argv) < 9 else "dsm"
+        Runner(SimpleNamespace(training=SimpleNamespace(algo=algo))).train([torch.randn(2, 4) for _ in range(3)])
+        """,
     "a loss bound in an if/elif chain on a setting that never changes, backwarded each step": """\
         import sys
         import torch

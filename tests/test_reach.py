@@ -233,6 +233,30 @@ def test_a_call_that_ran_out_of_a_budget_is_not_tried_again_with_no_more(monkeyp
     assert sum(entered) == 2
 
 
+def test_what_a_raising_rule_reported_before_the_budget_ran_out_stands(monkeypatch):
+    """``train`` backwards its loss twice, then runs out of its budget: the analysis up to the
+    cut is what torch runs, so the finding made there stands (a warning here: the loss passes
+    through a call the analysis cannot resolve); the call's result is still unknown."""
+    body = "\n".join(f"    if flag == {i}:\n        n = n + {i}" for i in range(40))
+    program = textwrap.dedent("""\
+        import torch
+        from somewhere import scale
+        w = torch.randn(3, requires_grad=True)
+        def train(flag, n):
+            loss = (scale(w) * w).sum()
+            loss.backward()
+            loss.backward()
+        {body}
+            return n
+        train(0, 0)
+    """).replace("{body}", body)
+    monkeypatch.setattr(engine_module, "CALL_BUDGET", 30)
+    engine_module.forget_calls()
+    result = analyze_source(program, "<budget>")
+    assert result.truncated, "the budget must have run out for this test to mean anything"
+    assert [(f.code, f.location.line) for f in result.findings] == [("GG101", 7)]
+
+
 def test_the_file_budget_bounds_the_whole_analysis(monkeypatch):
     """Past the file's budget the statement running is abandoned with its reports."""
     monkeypatch.setattr(engine_module, "FILE_BUDGET", 12)

@@ -431,6 +431,8 @@ class Autograd:
                 self.reports[key] = (report, self.frame.module)
                 if report.unless_walked_later:
                     self.pending[key] = {s: s.born for s in report.unless_walked_later}
+                elif rule.raises and not self.tentative and not report.unless_walked:
+                    self.sure[key] = self.reports[key]
             if ends:
                 self.killed = True
                 return

@@ -65,7 +65,8 @@ DEQUES = frozenset({"collections.deque"})
 # Budgets, in abstract steps (statements and calls) executed. Past its budget a call is
 # abandoned and its result is unknown (as if it were an unresolved library call); past the
 # file's budget the rest of the file is. Unknown never yields an error-severity finding, so a
-# budget costs recall, not truth.
+# budget costs recall, not truth. (What the raising rules found before the cut, outside a loop's
+# tentative fixpoint passes, stands: the code up to there ran as analysed.)
 FILE_BUDGET = 10_000
 CALL_BUDGET = 1_000
 CANCEL_EVERY = 256  # steps between two looks at the cancel callback (some 2 ms)
@@ -154,7 +155,7 @@ class Engine(TorchModel, Autograd):
                  "withdrawn", "executed", "collect_facts", "limit", "truncated", "cancel",
                  "next_look", "main", "summaries", "several", "several_roots", "trained", "allocated", "flag_vars",
                  "written_memo", "made_roots", "costly", "comprehending", "alternatives", "inference",
-                 "mutation_allowed", "saving", "saved_reads")
+                 "mutation_allowed", "saving", "saved_reads", "tentative", "sure")
 
     def __init__(self, project):
         self.project = project
@@ -182,6 +183,10 @@ class Engine(TorchModel, Autograd):
         self.clock = 0  # counts op runs (Seg.born)
         self.pending: dict = {}  # report key -> {seg: born} a later walk withdraws it by
         self.withdrawn: set = set()  # report keys withdrawn: not made again
+        # loop passes run now whose reports hold only if the pass turns out to be the last
+        self.tentative = 0
+        # what the raising rules reported outside such passes: it stands when work is abandoned
+        self.sure: dict = {}
         self.executed = 0
         self.collect_facts = True  # hover facts cost time; the CLI does not need them
         self.limit = FILE_BUDGET  # the innermost budget in force: a count of ``executed``
@@ -242,7 +247,9 @@ class Engine(TorchModel, Autograd):
         while len(self.created) > depth[1]:
             inner = self.created.pop()
             self.created[-1] |= inner
-        self.reports = reports
+        # (but what a raising rule reported before the cut, outside a loop's tentative passes,
+        # holds: what ran up to there is what torch runs)
+        self.reports = {**reports, **{k: v for k, v in self.sure.items() if k not in reports}}
         for key in self.withdrawn & self.reports.keys():
             del self.reports[key]
         self.killed = False
@@ -412,6 +419,14 @@ class Engine(TorchModel, Autograd):
             obj = st.lookup(test.value.id)
             if type(obj) is Obj and not self._written(test.attr):
                 return ("attr", obj.oid, test.attr), positive
+        if type(test) is ast.Attribute:  # ``self.config.training.algo``: no attribute of the path written
+            chain, root = [], test
+            while type(root) is ast.Attribute and len(chain) <= 8:
+                chain.append(root.attr)
+                root = root.value
+            obj = st.lookup(root.id) if type(root) is ast.Name else None
+            if type(obj) is Obj and not any(self._written(attr) for attr in chain):
+                return ("path", obj.oid, tuple(reversed(chain))), positive
         return None
 
     def _settled(self, scope) -> frozenset:
@@ -648,7 +663,11 @@ class Engine(TorchModel, Autograd):
             if head is None:
                 break
             snapshot = self.snapshot() if self.reporting else None
-            new = join_states([head, self.age(iterate(head, False), key)])
+            self.tentative += 1
+            try:
+                new = join_states([head, self.age(iterate(head, False), key)])
+            finally:
+                self.tentative -= 1
             if new.same(head):
                 head = new  # (the same graphs; its counters and flags may be unknown now)
                 break
