@@ -143,6 +143,20 @@ FUNCTION_CALLS = {
     "torch.where": [((a() > 1, a(), row()), {}), ((row() > 1, one(), 0.0), {})],
     **{n: [(([a(), a()],), {}), (([a(), a()], 1), {}), (((a(), torch.rand(2, 4)),), {"dim": 0}),
            (([row(), row()], -1), {})] for n in ("torch.cat", "torch.concat")},
+    # the Fourier transforms: default sizes and dims, n / s given (-1: the input's), dims given
+    **{n: [((torch.rand(2, 3, 6),), {}), ((torch.rand(2, 3, 6), 8), {}), ((torch.rand(4, 5),), {"dim": 0}),
+           ((torch.rand(2, 3, 5),), {"n": 4, "dim": 1}), ((torch.rand(7),), {})]
+       for n, kind in api.SHAPE_FUNCTIONS.items() if kind.endswith("fft1")},
+    **{n: [((torch.rand(2, 3, 6),), {}), ((torch.rand(2, 3, 6), (4, 8)), {}), ((torch.rand(2, 3, 6),), {"s": (-1, 5)}),
+           ((torch.rand(4, 5, 3),), {"dim": (0, 1)})]
+       for n, kind in api.SHAPE_FUNCTIONS.items() if kind.endswith("fft2")},
+    **{n: [((torch.rand(2, 3, 6),), {}), ((torch.rand(2, 3, 6), (4, 8)), {}), ((torch.rand(2, 3, 6),), {"dim": (0, 2)}),
+           ((torch.rand(2, 3, 6),), {"s": (5,), "dim": (1,)})]
+       for n, kind in api.SHAPE_FUNCTIONS.items() if kind.endswith("fftn")},
+    "torch.cdist": [((a(), torch.rand(5, 4)), {}), ((torch.rand(2, 3, 4), torch.rand(5, 4)), {}),
+                    ((torch.rand(1, 3, 2), torch.rand(4, 1, 2)), {})],
+    "torch.nn.functional.pad": [((torch.rand(2, 3, 4), (1, 2)), {}), ((torch.rand(2, 3, 4), (0, 1, 2, 0)), {}),
+                                ((torch.rand(1, 1, 4), (1, 1)), {"mode": "reflect"}), ((torch.rand(3, 4),), {"pad": [2, -1]})],
     # pooling as its module does: batched and not, the stride given or its kernel's, ceil_mode
     **{n: [((torch.rand(2, 3, *(9,) * int(kind[-1])), 3), {}), ((torch.rand(3, *(8,) * int(kind[-1])), 2, 1, 1), {}),
            ((torch.rand(2, 3, *(7,) * int(kind[-1])), 3), {"stride": 2, "ceil_mode": True})]

@@ -366,6 +366,26 @@ def result(kind: str, args: Sequence, kwargs: dict) -> Shape:
                 known = [d for d in dims if d is not None]
                 out.append(known[0] if known else None)
         return tuple(out)
+    if kind == "cdist":  # (..., P, M) and (..., R, M): (..., P, R), the batch dims broadcast
+        other = _arg(args, kwargs, 1, "x2")
+        second = other.shape if type(other) is Of else None
+        if type(first) is not tuple or type(second) is not tuple or len(first) < 2 or len(second) < 2:
+            return None
+        batch = broadcast([first[:-2], second[:-2]])
+        return None if batch is None else batch + (first[-2], second[-2])
+    if kind == "pad":  # F.pad(x, (left, right, top, bottom, ...)): the last dims grow by each pair
+        pad = _arg(args, kwargs, 1, "pad")
+        if type(first) is not tuple or type(pad) not in (tuple, list) or len(pad) % 2 \
+                or len(pad) // 2 > len(first) or not all(type(p) is int for p in pad):
+            return None
+        out = list(first)
+        for i in range(len(pad) // 2):
+            d = len(first) - 1 - i
+            out[d] = first[d] + pad[2 * i] + pad[2 * i + 1] if first[d] is not None else None
+        return tuple(out)
+    for family in ("irfft", "rfft", "fft"):
+        if kind.startswith(family):
+            return fourier(family, kind[len(family):], first, args, kwargs)
     if kind == "stack" and type(_arg(args, kwargs, 0, "tensors")) is Seq:
         elem = _arg(args, kwargs, 0, "tensors").elem
         return insert(elem.shape if type(elem) is Of else None, _arg(args, kwargs, 1, "dim", 0), None)
@@ -526,6 +546,41 @@ def by_tensor(shape: Shape, idx: Shape, mask: bool) -> Shape:
         return as_mask
     as_indices = idx + shape[1:]
     return as_indices if as_mask is None else join(as_indices, as_mask)
+
+
+def fourier(family: str, rank: str, shape: Shape, args: Sequence, kwargs: dict) -> Shape:
+    """``torch.fft.<family><rank>``: ``rank`` "1" transforms one dim (``n``, ``dim=-1``), "2"
+    two (``s``, ``dim=(-2, -1)``), "n" the last ``len(s)`` or all. "fft" keeps each transformed
+    size (or takes the given one), "rfft" then makes the last ``m // 2 + 1``, "irfft" makes the
+    last the given size or ``2 (m - 1)``."""
+    given = _arg(args, kwargs, 1, "n" if rank == "1" else "s")
+    dim = _arg(args, kwargs, 2, "dim", -1 if rank == "1" else ((-2, -1) if rank == "2" else None))
+    if given is OPAQUE or dim is OPAQUE:
+        return None
+    if type(shape) is not tuple:
+        return _numel_kept(shape) if family == "fft" and given is None else None
+    given = (given,) if rank == "1" else given
+    if given is not None and (type(given) not in (tuple, list) or not all(type(g) is int for g in given)):
+        return None
+    if dim is None:  # all dims, or as many last ones as ``s`` has
+        dim = tuple(range(len(shape) - len(given), len(shape))) if given is not None else tuple(range(len(shape)))
+    dims = (dim,) if type(dim) is int else dim
+    if type(dims) not in (tuple, list) or not dims or not all(type(d) is int and -len(shape) <= d < len(shape)
+                                                              for d in dims):
+        return None
+    dims = [d % len(shape) for d in dims]
+    if given is not None and len(given) != len(dims):
+        return None
+    out = list(shape)
+    for i, d in enumerate(dims):
+        size = given[i] if given is not None and given[i] != -1 else None
+        last = i == len(dims) - 1
+        if family == "irfft" and last:
+            out[d] = size if size is not None else (2 * (shape[d] - 1) if shape[d] is not None else None)
+        else:
+            m = size if size is not None else shape[d]
+            out[d] = m // 2 + 1 if family == "rfft" and last and m is not None else m
+    return tuple(out)
 
 
 def einsum(equation, operands: Sequence) -> Shape:

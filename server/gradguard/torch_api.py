@@ -433,6 +433,12 @@ SHAPE_FUNCTIONS = {
     "torch.squeeze": "squeeze", "torch.transpose": "transpose", "torch.t": "transpose",
     "torch.matmul": "matmul", "torch.mm": "matmul", "torch.stack": "stack", "torch.gather": "gathered",
     "torch.cat": "cat", "torch.concat": "cat", "torch.where": "where", "torch.einsum": "einsum",
+    # the Fourier transforms: "fft<rank>" keeps each transformed size (or takes ``n``/``s``),
+    # "rfft<rank>" halves the last one (n // 2 + 1), "irfft<rank>" makes it 2 (m - 1) or ``n``
+    **{f"torch.fft.{pre}fft{rank}": f"{kind}{rank or 1}" for rank in ("", "2", "n")
+       for kind, pres in (("fft", ("", "i")), ("rfft", ("r", "ih")), ("irfft", ("ir", "h"))) for pre in pres},
+    "torch.fft.fftshift": "same", "torch.fft.ifftshift": "same", "torch.nn.functional.pad": "pad",
+    "torch.cdist": "cdist",
     **{f"torch.nn.functional.{kind}_pool{d}d": f"functional_pool{d}" for kind in ("max", "avg") for d in (1, 2, 3)},
     **{f"torch.nn.functional.adaptive_{kind}_pool{d}d": f"functional_adaptive{d}" for kind in ("max", "avg")
        for d in (1, 2, 3)},

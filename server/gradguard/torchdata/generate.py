@@ -621,6 +621,11 @@ FUNCTIONS = {
     "torch.nn.functional.grid_sample": lambda f, g: f(g(1, 1, 3, 3), g(1, 2, 2, 2), align_corners=False),
     "torch.nn.functional.affine_grid": lambda f, g: f(g(1, 2, 3), [1, 1, 2, 2], align_corners=False),
     "torch.nn.functional.rms_norm": lambda f, g: f(g(2, 3), (3,)),
+    # the discrete Fourier transforms (spectral layers, audio): complex results, followed by
+    # their real parts
+    **{f"torch.fft.{n}": lambda f, g: f(g(2, 4, 6)) for n in (
+        "fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2",
+        "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn", "fftshift", "ifftshift")},
     # legacy: Variable(t) is a new tensor without t's graph
     "torch.autograd.Variable": lambda f, g: f(g(3)),
 }
