@@ -2,7 +2,9 @@
 """fqf-iqn-qrdqn.pytorch's FQFAgent.learn() with the maintainer's fix (commit "Bump torch up to
 1.5.0"): the fraction network gets `state_embeddings.detach()`, and the entropy loss, which
 depends on the fraction network only, goes into the fraction loss alone, not into the quantile
-loss. The quantile backward no longer walks the fraction net's Linear after its step. The Atari
+loss. The quantile backward no longer walks the fraction net's Linear after its step, and the
+fraction backward need not retain its graph (the commit kept retain_graph=True; nothing walks that
+graph again, so it is dropped here). The Atari
 env, replay memory and logging are small stand-ins written here.
 """
 import numpy as np
@@ -225,7 +227,7 @@ class FQFAgent:
 
         update_params(
             self.fraction_optim, fraction_loss + entropy_loss,
-            networks=[self.online_net.fraction_net], retain_graph=True, grad_cliping=self.grad_cliping)
+            networks=[self.online_net.fraction_net], retain_graph=False, grad_cliping=self.grad_cliping)
         update_params(
             self.quantile_optim, quantile_loss,
             networks=[self.online_net.dqn_net, self.online_net.cosine_net, self.online_net.quantile_net],
