@@ -68,15 +68,16 @@ class RIDE_EA(nn.Module):
         feat = self.backbone(x)
         logits = self.experts[0](feat)
         exp_logits = logits
-        loss = 0
+        route_losses = []
         for i, router in enumerate(self.routers):
             next_logits = self.experts[i + 1](feat)
             ensemble = (exp_logits * (i + 1) + next_logits) / (i + 2)
             # the next expert is worth calling when it corrects the current prediction
             target_route = (exp_logits.argmax(1) != target).float() * (ensemble.argmax(1) == target).float()
             route_score = router(torch.cat([feat, F.softmax(exp_logits, dim=1)], dim=1)).squeeze(1)
-            loss = loss + F.binary_cross_entropy_with_logits(route_score, target_route)
+            route_losses.append(F.binary_cross_entropy_with_logits(route_score, target_route))
             exp_logits = ensemble
+        loss = torch.stack(route_losses).sum()
         return exp_logits, loss
 
 
