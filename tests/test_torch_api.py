@@ -1586,7 +1586,10 @@ def test_to_numpy_method(name):
     getattr((torch.randn(3, requires_grad=True) * 2).detach(), name)()
 
 
-NUMPY_ARGUMENTS = {"numpy.expand_dims": (0,), "numpy.tile": (2,)}  # what they need besides the array
+NUMPY_ARGUMENTS = {"numpy.expand_dims": (0,), "numpy.tile": (2,), "numpy.percentile": (50,), "numpy.quantile": (0.5,),
+                   "numpy.maximum": (0.0,), "numpy.minimum": (0.0,), "numpy.digitize": ([0.5],),
+                   "numpy.full_like": (1.0,), "numpy.isclose": (0.0,), "numpy.allclose": (0.0,),
+                   "numpy.array_split": (2,)}  # what they need besides the array
 
 
 @pytest.mark.parametrize("name", sorted(api.NUMPY_CONVERTERS))

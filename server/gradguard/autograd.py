@@ -55,12 +55,13 @@ class Autograd:
             unsure = unsure or _holds_unknown(v)
             for t in tensors_in(v):
                 ts.append((t, n))
-        fresh = storage if storage is not None else (site, self.frame.ctx)
+        # (a result without graph is new memory each run: an earlier run's savers did not save it)
+        fresh = storage
         strided = layout if layout is not None else any(t.strided for t, _ in ts)
         if st.grad is False:  # nothing made without grad recording requires grad
             return Tensor(NEVER, exact=all(t.exact for t, _ in ts),
                           why=frozenset({("grad_off", self.grad_off[-1] if self.grad_off else None)}),
-                          storage=fresh, strided=strided)
+                          storage=fresh if fresh is not None else self.fresh_storage(site, st), strided=strided)
         if not ts:
             if any(type(v) is Tensor for v, _ in inputs):
                 return Tensor()
@@ -70,7 +71,7 @@ class Autograd:
             never = grad == NEVER and not unsure
             return Tensor(NEVER if never else NO, exact=all(t.exact for t, _ in ts),
                           why=frozenset().union(*(t.why for t, _ in ts)) if never else frozenset(),
-                          storage=fresh, strided=strided)
+                          storage=fresh if fresh is not None else self.fresh_storage(site, st), strided=strided)
         roots = frozenset().union(*(t.roots for t, _ in ts))
         seg = self.new_seg(site, saves, roots)
         info = st.freed.get(seg) if self.frame.truncated else None

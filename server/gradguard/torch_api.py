@@ -388,6 +388,14 @@ NUMPY_CONVERTERS = {
     "numpy.ravel": True, "numpy.tile": True, "numpy.sort": True, "numpy.cumsum": True,
     "numpy.mean": False, "numpy.sum": False, "numpy.std": False, "numpy.var": False,
     "numpy.max": False, "numpy.min": False, "numpy.concatenate": False, "numpy.stack": False,
+    **{f"numpy.{n}": True for n in (
+        "atleast_1d", "atleast_2d", "atleast_3d", "asanyarray", "ascontiguousarray", "asfortranarray", "fliplr",
+        "flipud", "diff", "nan_to_num", "histogram", "percentile", "quantile", "average", "nanmean", "nansum",
+        "ptp", "argsort", "unique", "count_nonzero", "cumprod", "maximum", "minimum", "column_stack", "dstack",
+        "corrcoef", "cov", "digitize", "gradient", "angle", "zeros_like", "ones_like", "empty_like",
+        "full_like", "isclose", "allclose", "float32", "float64", "int64")},
+    # (given one tensor these call its own method, or read its shape: lists only)
+    **{f"numpy.{n}": False for n in ("squeeze", "array_split", "nonzero", "amax", "amin", "prod", "any", "all")},
     # NumPy's one-argument ufuncs of floats (``np.log10(losses)``): all convert their argument
     **{f"numpy.{n}": True for n in (
         "absolute", "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "asin",
