@@ -30,6 +30,58 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "every child of a Sequential frozen, each in turn": ("GG104", 12, """\
+        import torch
+        import torch.nn as nn
+        model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2))
+        children = model.children()
+        for child in children:
+            for param in child.parameters():
+                param.requires_grad = False
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for i in range(3):
+            loss = model(torch.randn(5, 4)).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """),
+    "a generator step on every step past warm-up, before the detector's backward through it": ("GG103", 15, """\
+        import torch
+        import torch.nn as nn
+        G = nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 3))
+        D = nn.Linear(3, 1)
+        opt_g = torch.optim.Adam(G.parameters())
+        opt_d = torch.optim.Adam(D.parameters())
+        warmup = 0
+        def train_step(step, x):
+            fake = G(x)
+            if step > warmup:
+                opt_g.zero_grad()
+                fake.pow(2).mean().backward(retain_graph=True)
+                opt_g.step()
+            opt_d.zero_grad()
+            D(fake).mean().backward()
+            opt_d.step()
+        for step in range(1, 4):
+            train_step(step, torch.randn(2, 3))
+        """),
+    "a spectral layer's Fourier coefficients: a loss per output channel": ("GG105", 15, """\
+        import torch
+        import torch.nn as nn
+        class Spectral(nn.Module):
+            def __init__(self, c, modes):
+                super().__init__()
+                self.modes = modes
+                self.w = nn.Parameter(torch.randn(c, c, modes, modes, dtype=torch.cfloat))
+            def forward(self, x):
+                x_ft = torch.fft.rfft2(x)
+                out = torch.einsum("bixy,ioxy->boxy", x_ft[:, :, :self.modes, :self.modes], self.w)
+                out = nn.functional.pad(out, (0, x_ft.size(-1) - self.modes, 0, x_ft.size(-2) - self.modes))
+                return torch.fft.irfft2(out, s=x.shape[-2:])
+        y = Spectral(2, 3)(torch.randn(4, 2, 8, 8))
+        loss = y.flatten(-2).norm(dim=-1).mean(0)
+        loss.backward()
+        """),
     "a window of math.exp values over a range": ("GG101", 8, """\
         import math
         import torch
@@ -466,6 +518,37 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "all children but the head frozen, each in turn, from a slice of the list of children": """\
+        import torch
+        import torch.nn as nn
+        model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2))
+        children = list(model.children())
+        for child in children[:-1]:
+            for param in child.parameters():
+                param.requires_grad = False
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for i in range(3):
+            loss = model(torch.randn(5, 4)).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    "a new input tensor reshaped in place each step before the RNN saves it": """\
+        import numpy as np
+        import torch
+        import torch.nn as nn
+        rnn = nn.RNN(1, 8)
+        opt = torch.optim.Adam(rnn.parameters())
+        data = np.random.rand(6, 1)
+        for row in data:
+            x = torch.from_numpy(row.astype(np.float32)).clone()
+            x.unsqueeze_(dim=0)
+            out, h = rnn(x)
+            loss = out.pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
     "a target network deep-copied from a project's module and frozen, the online one trained": """\
         import copy
         import torch

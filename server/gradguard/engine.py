@@ -133,7 +133,7 @@ class Frame:
 
 
 class LoopCtx:
-    __slots__ = ("breaks", "continues", "node", "unrolled", "made", "part", "bound")
+    __slots__ = ("breaks", "continues", "node", "unrolled", "made", "part", "bound", "folded")
 
     def __init__(self, node=None, unrolled=False, bound=frozenset()):
         self.bound = bound  # the names bound (on some path) when the loop starts
@@ -143,6 +143,7 @@ class LoopCtx:
         self.unrolled = unrolled  # one pass per known item, not a fixpoint
         self.made: set = set()  # the containers allocated in this pass over the body
         self.part = None  # the pass of an unrolled loop running now
+        self.folded = False  # an ordering of constants was decided in a pass (``step > warmup``)
 
 
 class Engine(TorchModel, Autograd):
@@ -620,17 +621,22 @@ class Engine(TorchModel, Autograd):
 
     s_AsyncFor = s_For
 
-    def every_parameter(self, name) -> bool:
+    def every_parameter(self, name, st: State) -> bool:
         """``name`` is the variable of the loop this statement is directly in, and that loop walks
-        every parameter of a module (``for p in model.parameters(): <this statement>``)."""
+        every parameter of a module (``for p in model.parameters(): <this statement>``), one
+        module: not some one of several (``for child in children[:-1]: for p in
+        child.parameters()``, each child in turn, the loop's element standing for all)."""
         loop = self.frame.loops[-1].node if self.frame.loops else None
         if not (isinstance(loop, ast.For) and isinstance(name, ast.Name) and _every_iteration(self.stmt, loop.body)):
             return False
         target = loop.target.elts[-1] if isinstance(loop.target, ast.Tuple) and loop.target.elts else loop.target
         it = loop.iter
-        return isinstance(target, ast.Name) and target.id == name.id and isinstance(it, ast.Call) \
-            and isinstance(it.func, ast.Attribute) and it.func.attr in api.MODULE_PARAMETER_METHODS \
-            and not it.args and not it.keywords
+        if not (isinstance(target, ast.Name) and target.id == name.id and isinstance(it, ast.Call)
+                and isinstance(it.func, ast.Attribute) and it.func.attr in api.MODULE_PARAMETER_METHODS
+                and not it.args and not it.keywords):
+            return False
+        module = it.func.value
+        return not (isinstance(module, ast.Name) and type(st.lookup(module.id)) is Alt)
 
     def s_While(self, node, st):
         def step(s, first):
@@ -658,7 +664,7 @@ class Engine(TorchModel, Autograd):
         first = self.age(iterate(st, True), key)
         head = self.age(iterate(first, False), key) if first is not None else None
         # iteration 2 left the state iteration 1 did: later iterations repeat it
-        settled = head is not None and head.same(first)
+        settled = head is not None and head.same(first) and not ctx.folded
         for _ in range(0 if settled else MAX_LOOP_PASSES):
             if head is None:
                 break
@@ -968,7 +974,7 @@ class Engine(TorchModel, Autograd):
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.integral:
                 self.grad_allowed(truth(value), True)  # refused: a tensor of an integer dtype
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and truth(value) is False:
-                self.freeze(obj.roots, st, self.every_parameter(target.value))
+                self.freeze(obj.roots, st, self.every_parameter(target.value, st))
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.leaf and obj.roots \
                     and truth(value) is True and any((r, "frozen") in st.heap for r in obj.roots):
                 self.unfreeze(obj.roots, st)
@@ -1257,14 +1263,22 @@ class Engine(TorchModel, Autograd):
     def e_Compare(self, node, st):
         left = self.ev(node.left, st)
         rights = [self.ev(c, st) for c in node.comparators]
-        if type(left) is Const and all(type(r) is Const for r in rights) \
-                and (all(type(op) in _EQUALITIES for op in node.ops) or not self.in_fixpoint_loop()):
+        if type(left) is Const and all(type(r) is Const for r in rights):
             # ``stride == 2``, ``in_channels > out_channels``, ``0 < p <= 1``: what a branch
-            # taken at construction (``self.resize_identity``) depends on. An ordering is not
-            # folded in a loop analysed to its fixpoint: its first two passes settle it whatever
-            # its counters do, and ``step >= warmup`` would never turn true
+            # taken at construction (``self.resize_identity``) depends on
             folded = _fold_compare(node.ops, [left.value] + [r.value for r in rights])
-            if folded is not None:
+            ordering = not all(type(op) in _EQUALITIES for op in node.ops)
+            if folded is True or (folded is False and not (ordering and self.in_fixpoint_loop())):
+                if ordering:
+                    # in a loop analysed to its fixpoint, an ordering that holds in an exact first
+                    # pass (``step > warmup`` of counters still constant there) holds in that
+                    # iteration, but may not later: such a loop is always taken on to its
+                    # fixpoint, where the counters are no longer constants. (One that does not
+                    # hold yet is left undecided, as the later iterations may see it hold.)
+                    for frame in self.frames + [self.frame]:
+                        for loop in frame.loops:
+                            if not loop.unrolled:
+                                loop.folded = True
                 return Const(folded)
         known = rights[0] if len(rights) == 1 else None
         if type(known) is Box and known.kind == "list":  # ``i in style_layers``, a list of known items
@@ -1666,6 +1680,14 @@ class Engine(TorchModel, Autograd):
                 self.allocate(part.oid, st)
                 if (base.oid, "*") in st.heap:
                     st.own_heap()[(part.oid, "*")] = st.heap[(base.oid, "*")]
+                items = st.heap.get((base.oid, "items"))
+                if type(items) is Tup:  # ``children[:-1]`` of known items: those items, in order
+                    bounds = [None if e is None else self.ev(e, st)
+                              for e in (node.slice.lower, node.slice.upper, node.slice.step)]
+                    if all(b is None or (type(b) is Const and type(b.value) is int) for b in bounds) \
+                            and (bounds[2] is None or bounds[2].value != 0):
+                        st.own_heap()[(part.oid, "items")] = \
+                            Tup(items.items[slice(*(None if b is None else b.value for b in bounds))])
                 return part
             if type(index) is Const and (base.oid, ("k", index.value)) in st.heap:
                 return st.heap[(base.oid, ("k", index.value))]

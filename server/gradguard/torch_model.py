@@ -471,7 +471,7 @@ class TorchModel:
                 self.grad_allowed(flag, True)
                 return t
             if flag is False and t.leaf:
-                self.freeze(t.roots, st, self.every_parameter(recv))
+                self.freeze(t.roots, st, self.every_parameter(recv, st))
             elif flag is True and t.leaf:
                 self.unfreeze(t.roots, st)
             receiver = recv

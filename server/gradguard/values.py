@@ -529,6 +529,14 @@ def _alternatives(v: Val) -> tuple:
     return v.options if type(v) is Alt else (v,)
 
 
+def _or_unknown(t: Tensor) -> Tensor:
+    """A tensor, or a value not followed (which may be a tensor that requires grad): no longer
+    surely without grad, nor exact."""
+    if not t.exact and t.grad != NEVER:
+        return t
+    return t.but(exact=False, grad=NO if t.grad == NEVER else t.grad, why=frozenset())
+
+
 def join(a: Val, b: Val) -> Val:
     if a is b:
         return a
@@ -544,9 +552,9 @@ def join(a: Val, b: Val) -> Val:
                       a.storage if a.storage == b.storage else None, a.maybe | b.maybe,
                       a.integral and b.integral, a.strided or b.strided, a.boolean and b.boolean)
     if ta is Tensor:  # the other side is None or not a tensor: keep what we know of the tensor
-        return a
+        return a if tb is not Unknown else _or_unknown(a)
     if tb is Tensor:
-        return b
+        return b if ta is not Unknown else _or_unknown(b)
     if ta is Tup and tb is Tup and len(a.items) == len(b.items):
         return Tup((join(x, y) for x, y in zip(a.items, b.items)), a.names if a.names == b.names else None)
     if a == b:
