@@ -30,6 +30,20 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "forces under inference_mode: grad switched back on by a statement, the positions made to require grad": ("GG104", 9, """\
+        import torch
+        import torch.nn as nn
+        net = nn.Linear(3, 1)
+        pos = torch.randn(4, 3)
+        def energy_and_forces(x):
+            torch.set_grad_enabled(True)
+            x.requires_grad_(True)
+            e = net(x).sum()
+            f = torch.autograd.grad(e, x)[0]
+            return e, f
+        with torch.inference_mode():
+            e, f = energy_and_forces(pos)
+        """),
     "every child of a Sequential frozen, each in turn": ("GG104", 12, """\
         import torch
         import torch.nn as nn
@@ -518,6 +532,20 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "forces under no_grad: grad switched back on by a statement, the positions made to require grad": """\
+        import torch
+        import torch.nn as nn
+        net = nn.Linear(3, 1)
+        pos = torch.randn(4, 3)
+        def energy_and_forces(x):
+            torch.set_grad_enabled(True)
+            x.requires_grad_(True)
+            e = net(x).sum()
+            f = torch.autograd.grad(e, x)[0]
+            return e, f
+        with torch.no_grad():
+            e, f = energy_and_forces(pos)
+        """,
     "all children but the head frozen, each in turn, from a slice of the list of children": """\
         import torch
         import torch.nn as nn

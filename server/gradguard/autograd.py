@@ -443,13 +443,26 @@ class Autograd:
         may require grad makes ``base`` require grad too, wherever else it is held."""
         if base.grad == NEVER and st.grad is not False and any(
                 (v.grad != NEVER if type(v) is Tensor else _holds_unknown(v)) for v in values):
+            self.doubt(base)
+
+    def doubt(self, t: Tensor) -> None:
+        """``t`` may require grad from now on wherever else it is held, and so may what is
+        computed from it: a tensor without grad is surely so no longer, but one computed with
+        grad recording off in other memory."""
+        if t.storage is None:
             self.doubt_never = True
+        elif self.doubt_never is not True:
+            self.doubt_never = (self.doubt_never or frozenset()) | {t.storage}
 
     def as_now(self, t: Tensor, st: State) -> Tensor:
         """The tensor as autograd sees it now: frozen parameters no longer require grad."""
         if t.leaf and t.roots and all((r, "frozen") in st.heap for r in t.roots):
             return Tensor(exact=t.exact, shape=t.shape)
-        if t.grad == NEVER and self.doubt_never:
+        if t.grad == NEVER and self.doubt_never and not (
+                # computed with grad recording off: what its inputs became does not reach it,
+                # only a requires_grad_() of its own memory does
+                t.why and all(r[0] == "grad_off" for r in t.why) and t.storage is not None
+                and self.doubt_never is not True and t.storage not in self.doubt_never):
             return t.but(grad=NO, why=frozenset())
         return t
 

@@ -176,7 +176,7 @@ class Engine(TorchModel, Autograd):
         self.killed = False
         # a tensor seen as NEVER requiring grad may have been made to (in place, through an
         # alias: a buffer filled with a graph, requires_grad_() on a list's elements): from
-        # then on NEVER is not trusted
+        # then on NEVER is not trusted for that memory (a frozenset of them), or for any (True)
         self.doubt_never = False
         self.grad_off: list = []  # the with-items / decorators that turned grad recording off
         self.savers: dict = {}  # Tensor.storage -> the segments that saved a tensor held there
@@ -982,11 +982,11 @@ class Engine(TorchModel, Autograd):
                 # ``t.requires_grad = True`` (or a flag): t may now require grad
                 flag = truth(value)
                 if obj.grad == NEVER and target.value.id in self.frame.elements:
-                    self.doubt_never = True  # the list it came from holds it too
+                    self.doubt(obj)  # the list it came from holds it too
                 root = self.new_root(target, "tensor", st)
                 st.bind(target.value.id, obj.but(grad=YES if flag else MAYBE, roots=obj.roots | {root}, why=frozenset()))
             elif type(obj) is Tensor and target.attr == api.REQUIRES_GRAD and obj.grad == NEVER:
-                self.doubt_never = True  # ``self.w.requires_grad = True``: held where we do not rebind it
+                self.doubt(obj)  # ``self.w.requires_grad = True``: held where we do not rebind it
         elif t is ast.Subscript:
             base = self.ev(target.value, st)
             self.ev(target.slice, st)

@@ -174,7 +174,9 @@ class TorchModel:
             else:
                 enabled = spec if isinstance(spec, bool) else flag
             if isinstance(self.stmt, ast.Expr) and self.stmt.value is node:
-                st.grad = enabled  # torch.set_grad_enabled(False) as a statement
+                # torch.set_grad_enabled(False) as a statement (inside ``inference_mode`` one
+                # that enables grad records nothing still)
+                st.grad = False if self.inference and enabled is not False else enabled
             return GradCtx(enabled, inference=spec == "not_arg0" and enabled is False)
         if qual in api.FACTORIES or qual in api.COPY_CONSTRUCTORS:
             why = frozenset()
@@ -480,7 +482,7 @@ class TorchModel:
             if flag is not False and t.grad == NEVER and not isinstance(receiver, ast.Call) and not (
                     isinstance(receiver, ast.Name) and receiver.id not in self.frame.elements) \
                     and type(holder) is not Obj:
-                self.doubt_never = True  # the tensor is held elsewhere too (a list, an attribute)
+                self.doubt(t)  # the tensor is held elsewhere too (a list, an attribute)
             out = self.leaf(node, flag, st) if t.leaf or not flag else t
             if flag and out is not t and t.storage is not None:
                 # the tensor itself changed: a forward hook's ``output.requires_grad_()`` is seen
