@@ -2432,7 +2432,11 @@ class Engine(TorchModel, Autograd):
         if type(out) is Tensor:
             result.shape = out.shape
             return result
-        return out.like(result if type(x) is Tensor else x for x in out.items) if type(out) is Tup else UNKNOWN
+        # (each tensor returned is an output of the node. Torch passes any other value through,
+        # its tensors as the forward computed them, without grad; but a container here may be
+        # a tensor the analysis did not recognise (torchdiffeq's adjoint solution): not known)
+        return out.like(result if type(x) is Tensor else x if type(x) in (Const, Number) else UNKNOWN
+                        for x in out.items) if type(out) is Tup else UNKNOWN
 
     def method_call(self, bound: Bound, args, kwargs, node, st) -> Val:
         recv, name = bound.recv, bound.name
