@@ -2,7 +2,7 @@
 """CS-Net 3D training with the PR's fix: ResEncoder3d adds the shortcut out of place
 (`out = out + residual`), so the ReLU output saved for the backward is left intact. The MRA loader,
 the weighted-CE and Dice losses, metrics3d and visdom are small stand-ins written here; the
-network is the repository's CSNet3D, run on CPU on one 16x16x16 volumes without DataParallel.
+network is the repository's CSNet3D, run on CPU on two 16x16x16 volumes without DataParallel.
 """
 from __future__ import division
 import numpy as np
