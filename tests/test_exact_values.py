@@ -30,6 +30,19 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "per-sample losses of a support set sliced from a task's samples (``xs[:n]``, its size known)": ("GG105", 11, """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        net = nn.Linear(1, 1)
+        def sample_task(n=10):
+            xs = torch.rand(2 * n, 1)
+            return xs[:n], xs[n:]
+        support, query = sample_task()
+        params = list(net.parameters())
+        loss = F.mse_loss(F.linear(support, *params), query, reduction="none").squeeze(1)
+        grads = torch.autograd.grad(loss, params)
+        """),
     "forces under inference_mode: grad switched back on by a statement, the positions made to require grad": ("GG104", 9, """\
         import torch
         import torch.nn as nn
@@ -532,6 +545,27 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "the backward of a train phase only, an enum of tuple values (``TRAIN = 0,``) telling the phases apart": """\
+        import enum
+        import torch
+        import torch.nn as nn
+        class LoopPhase(enum.Enum):
+            TRAIN = 0,
+            VAL = 1,
+        net = nn.Linear(3, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        def main_loop(phase):
+            loss = net(torch.randn(4, 3)).pow(2).mean()
+            if phase == LoopPhase.TRAIN:
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            return loss.item()
+        for epoch in range(2):
+            main_loop(phase=LoopPhase.TRAIN)
+            with torch.no_grad():
+                main_loop(phase=LoopPhase.VAL)
+        """,
     "forces under no_grad: grad switched back on by a statement, the positions made to require grad": """\
         import torch
         import torch.nn as nn

@@ -380,3 +380,18 @@ def test_gradient_argument(name):
             call(out, leaf, torch.ones_like(out), by_keyword)
         single = torch.rand(1, requires_grad=True)
         call(single * 2, single, None, by_keyword)
+
+
+BASIC_INDEXES = [(slice(None, 3),), (slice(1, -1),), (slice(None, None, 2),), (slice(-2, None),),
+                 (slice(5, 9),), (0, slice(1, 3)), (Ellipsis, slice(None, 1)), (None, slice(2, None)), (slice(3, 1),),
+                 (slice(None), 1)]
+
+
+@pytest.mark.parametrize("items", BASIC_INDEXES, ids=repr)
+def test_basic_index_shape(items):
+    # a slice of known bounds has the size torch gives it; one of unknown bounds, no size
+    x = torch.rand(4, 6)
+    assert shapes.index((4, 6), list(items)) == _shape(x[items])
+    unknown = [shapes.SOME_SLICE if type(i) is slice and i != slice(None) else i for i in items]
+    got = shapes.index((4, 6), unknown)
+    assert len(got) == x[items].dim() and all(g in (None, s) for g, s in zip(got, x[items].shape))

@@ -1280,6 +1280,13 @@ class Engine(TorchModel, Autograd):
                             if not loop.unrolled:
                                 loop.folded = True
                 return Const(folded)
+        if len(rights) == 1 and type(node.ops[0]) in (ast.Eq, ast.NotEq) \
+                and (type(left) is Tup or type(rights[0]) is Tup):
+            # ``phase == LoopPhase.TRAIN`` of an enum whose values are tuples (``TRAIN = 0,``):
+            # members compare as their values do (an alias is its member)
+            a, b = _const_tuple(left), _const_tuple(rights[0])
+            if a is not _NOT_CONSTANT and b is not _NOT_CONSTANT:
+                return Const((a == b) == (type(node.ops[0]) is ast.Eq))
         known = rights[0] if len(rights) == 1 else None
         if type(known) is Box and known.kind == "list":  # ``i in style_layers``, a list of known items
             known = st.heap.get((known.oid, "items"))
@@ -1653,7 +1660,7 @@ class Engine(TorchModel, Autograd):
             # (advanced indexing copies into a new, contiguous tensor: checked against torch)
             out = self.op(node, [(base, node.value), (index, node.slice)], api.SUBSCRIPT_SAVES[kind], st,
                           storage=base.storage if view else None, layout=view)
-            items = _index_items(node.slice, index) if kind == "basic" else None
+            items = _index_items(node.slice, index, self.known_slice, st) if kind == "basic" else None
             if items is not None:
                 out.shape = shapes.index(base.shape, items)
             elif type(index) is Tensor:  # ``x[mask]``, ``x[idx]``
@@ -1771,6 +1778,23 @@ class Engine(TorchModel, Autograd):
             elif out is not None:
                 out.append(part.value)
         return Const("".join(out)) if out is not None else UNKNOWN
+
+    def known_slice(self, node: ast.Slice, st: State) -> Optional[slice]:
+        """``xs[:n]``, ``x[1:-1]``: the slice when each bound is a constant int or absent (read
+        again from names and literals only, which evaluate without effects), else None."""
+        bounds = []
+        for part in (node.lower, node.upper, node.step):
+            value = None
+            if part is not None:
+                plain = part.operand if type(part) is ast.UnaryOp else part
+                if type(plain) not in (ast.Name, ast.Constant):
+                    return None
+                known = self.ev(part, st)
+                if type(known) is not Const or type(known.value) is not int:
+                    return None
+                value = known.value
+            bounds.append(value)
+        return None if bounds[2] == 0 else slice(*bounds)
 
     def e_Slice(self, node, st):
         for part in (node.lower, node.upper, node.step):
@@ -2926,6 +2950,20 @@ def _fold_compare(ops, values) -> Optional[bool]:
     return True
 
 
+def _const_tuple(v: Val):
+    """The Python value of a constant or of a tuple of them, a tuple wrapped so that it never
+    equals a number (and ``1 == True`` stays as Python has it); ``_NOT_CONSTANT`` otherwise."""
+    if type(v) is Const:
+        return v.value if type(v.value) in _COMPARED else _NOT_CONSTANT
+    if type(v) is Tup and not v.names:
+        items = tuple(_const_tuple(x) for x in v.items)
+        return _NOT_CONSTANT if any(i is _NOT_CONSTANT for i in items) else ("tuple", items)
+    return _NOT_CONSTANT
+
+
+_NOT_CONSTANT = object()
+
+
 def _same_const(a, b) -> bool:
     return type(a) in _COMPARED and type(b) in _COMPARED and a == b
 
@@ -3384,8 +3422,9 @@ def _compared_shape(v: Val):
     return () if type(v) is Number or (type(v) is Const and type(v.value) in (int, float, bool)) else None
 
 
-def _index_items(node, index: Val):
-    """A basic index as ``shapes.index`` takes it; None when a part of it is not known."""
+def _index_items(node, index: Val, known_slice, st: State):
+    """A basic index as ``shapes.index`` takes it; None when a part of it is not known. A
+    slice is itself where its bounds are known (``known_slice``), else an unknown one."""
     parts = node.elts if isinstance(node, ast.Tuple) else [node]
     values = index.items if type(index) is Tup and isinstance(node, ast.Tuple) else (index,)
     if len(values) != len(parts):
@@ -3394,7 +3433,7 @@ def _index_items(node, index: Val):
     for part, value in zip(parts, values):
         if isinstance(part, ast.Slice):
             whole = part.lower is None and part.upper is None and part.step is None
-            items.append(slice(None) if whole else slice(0, 1))
+            items.append(slice(None) if whole else known_slice(part, st) or shapes.SOME_SLICE)
         elif type(value) is Const and (value.value is None or value.value is Ellipsis
                                        or (type(value.value) is int)):
             items.append(value.value)

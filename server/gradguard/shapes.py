@@ -220,9 +220,13 @@ def drop_class_dim(shape: Shape) -> Shape:
     return None
 
 
+SOME_SLICE = slice(None, None, 0)  # a slice of bounds not known (no slice Python makes has step 0)
+
+
 def index(shape: Shape, items: Sequence) -> Shape:
-    """Basic indexing: ``items`` are ``int`` (drops a dim), ``slice`` (keeps it; its size is
-    known only for the whole ``:``), ``None`` (a new dim of 1), ``...``; anything else unknown."""
+    """Basic indexing: ``items`` are ``int`` (drops a dim), ``slice`` (keeps it, of the size its
+    bounds give; ``SOME_SLICE``, bounds not known), ``None`` (a new dim of 1), ``...``; anything
+    else unknown."""
     if type(shape) is not tuple:
         return None
     if sum(1 for i in items if i is Ellipsis) > 1:
@@ -244,7 +248,10 @@ def index(shape: Shape, items: Sequence) -> Shape:
             dim += 1
             continue
         if type(item) is slice:
-            out.append(shape[dim] if item == slice(None) else None)
+            size = shape[dim]
+            if item != slice(None):
+                size = len(range(size)[item]) if type(size) is int and item is not SOME_SLICE else None
+            out.append(size)
             dim += 1
             continue
         return None
