@@ -3,7 +3,8 @@
 `GradCAM` on their fine-tuned ResNet inside `with torch.no_grad():`, so the forward recorded no
 graph and `loss.backward()` in `BaseCAM.forward` raised "element 0 of tensors does
 not require grad and does not have a grad_fn". Fix (the right one; gradient-based CAMs need
-autograd): the image loop calls the CAM with grad enabled. pytorch-grad-cam, the ResNet and the images are small stand-ins written in the file.
+autograd): the image loop calls the CAM with grad enabled. pytorch-grad-cam, the ResNet and the
+images are small stand-ins written in the file.
 """
 import numpy as np
 import torch
