@@ -30,6 +30,54 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "an optimizer of the parameters that require grad (``filter(lambda p: p.requires_grad, ...)``) steps between two backwards": ("GG103", 13, """\
+        import torch
+        import torch.nn as nn
+        g = nn.Linear(3, 3)
+        d = nn.Linear(3, 1)
+        optim_G = torch.optim.Adamax(filter(lambda p: p.requires_grad, g.parameters()), lr=0.001)
+        x = torch.randn(2, 3, requires_grad=True)
+        pred = g(x)
+        out = d(pred)
+        loss = out.sum()
+        loss.backward(retain_graph=True)
+        optim_G.step()
+        loss2 = (out * 2).sum()
+        loss2.backward()
+        """),
+    "the function form of an in-place activation on an input that requires grad (``F.relu(x, inplace=True)``)": ("GG108", 4, """\
+        import torch
+        import torch.nn.functional as F
+        def features(x):
+            x = F.relu(x, inplace=True)
+            return x
+        x = torch.randn(4, 3, requires_grad=True)
+        out = features(x)
+        """),
+    "``torch.sigmoid_(z)`` on a result its exp saved": ("GG103", 6, """\
+        import torch
+        x = torch.randn(3, requires_grad=True)
+        z = torch.exp(x)
+        torch.sigmoid_(z)
+        loss = z.sum()
+        loss.backward()
+        """),
+    "attributes set from keywords (``self.__dict__.update(kwargs)``, ``vars(self).update(d)``)": ("GG103", 14, """\
+        import torch
+        import torch.nn as nn
+        class Batch:
+            def __init__(self, **kwargs):
+                self.__dict__.update(kwargs)
+        class Rec:
+            def __init__(self, d):
+                vars(self).update(d)
+        net = nn.Linear(3, 3)
+        out = torch.sigmoid(net(torch.randn(2, 3)))
+        b = Batch(act=out, n=3)
+        b.act.add_(1)
+        r = Rec({"x": out})
+        r.x.sum().backward()
+        """),
     "per-sample losses of a support set sliced from a task's samples (``xs[:n]``, its size known)": ("GG105", 11, """\
         import torch
         import torch.nn as nn

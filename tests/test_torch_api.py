@@ -1047,6 +1047,50 @@ def test_not_in_place_method(name):
     assert not api.is_in_place_method(name)
 
 
+def _writes_self(op: str) -> bool:
+    """ATen's schema of every overload of ``op`` marks its first argument written (``Tensor(a!) self``)."""
+    schemas = [str(s) for s in torch._C._jit_get_schemas_for_operator(f"aten::{op}")]
+    return bool(schemas) and all(re.search(r"\(Tensor\(a!\) self\b", s) for s in schemas)
+
+
+# in-place functions left out of both tables: not autograd-relevant writes of a tensor that
+# requires grad (sparse resizing, the embedding renorm run under no_grad) or not a functional
+# form with an ``inplace`` flag (rrelu's and the feature dropouts' are not followed)
+IN_PLACE_FUNCTIONS_LEFT_OUT = {"torch.resize_as_sparse_", "torch.embedding_renorm_", "torch.rrelu_",
+                               "torch.feature_dropout_", "torch.feature_alpha_dropout_",
+                               "torch.nn.functional.rrelu_"}
+
+
+def test_in_place_functions_are_all_known():
+    import torch.nn.functional as F
+    found = {f"torch.{n}" for n in dir(torch) if n.endswith("_") and not n.startswith("_")
+             and callable(getattr(torch, n)) and _writes_self(n)}
+    found |= {f"torch.nn.functional.{n}" for n in dir(F) if n.endswith("_") and not n.startswith("_")}
+    assert found == set(api.IN_PLACE_METHOD_FUNCTIONS) | set(api.IN_PLACE_FLAG_FUNCTIONS) | IN_PLACE_FUNCTIONS_LEFT_OUT
+
+
+@pytest.mark.parametrize("name", sorted(api.IN_PLACE_METHOD_FUNCTIONS))
+def test_in_place_function_is_its_method(name):
+    # ``torch.relu_(x)`` writes x as ``x.relu_()`` does
+    method = name[len("torch."):]
+    assert callable(getattr(torch, method)) and api.is_in_place_method(method) and _writes_self(method)
+    assert callable(getattr(torch.Tensor, method))
+
+
+@pytest.mark.parametrize("name", sorted(api.IN_PLACE_FLAG_FUNCTIONS))
+def test_in_place_function_is_its_inplace_form(name):
+    # ``F.elu_(x)`` writes x, as ``F.elu(x, inplace=True)`` does; a leaf that requires grad is refused
+    fn, twin = resolve(name), api.IN_PLACE_FLAG_FUNCTIONS[name]
+    assert twin in api.IN_PLACE_FUNCTIONS
+    args = (0.2, True) if "dropout" in name else (0.1, 0.0) if "threshold" in name else ()
+    t = torch.randn(8)
+    version = t._version
+    fn(t, *args)
+    assert t._version > version
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        fn(torch.randn(8, requires_grad=True), *args)
+
+
 # ----------------------------------------------------------------------------- COPIES, RESULT_FIELDS
 
 @pytest.mark.parametrize("name", sorted(api.COPIES))

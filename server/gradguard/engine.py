@@ -1161,7 +1161,10 @@ class Engine(TorchModel, Autograd):
         self.executed += 1  # a call is a step too: a long method chain is many of them
         func = node.func
         if type(func) is ast.Attribute:
-            callee = self.attr(self.ev(func.value, st), func.attr, st, func)
+            owner = self.ev(func.value, st)
+            if func.attr == "update" and owner is UNKNOWN and _own_dict(func.value):
+                return self.update_attributes(func.value, node, st)
+            callee = self.attr(owner, func.attr, st, func)
         else:
             callee = self.ev(func, st)
         args, kwargs = [], {}
@@ -1190,6 +1193,32 @@ class Engine(TorchModel, Autograd):
             else:  # f(**options): keywords the analysis cannot name
                 kwargs[UNBOUND] = (v, k.value)
         return self.call(callee, args, kwargs, node, st)
+
+    def update_attributes(self, own_dict, node, st) -> Val:
+        """``self.__dict__.update(kwargs)``, ``vars(self).update(d)``: the object's attributes are
+        the dict's items, where its keys are all known (else the attributes are left as known)."""
+        obj = self.ev(own_dict.value if type(own_dict) is ast.Attribute else own_dict.args[0], st)
+        items = []
+        for a in node.args:
+            d = self.ev(a, st)
+            if type(a) is not ast.Starred and type(d) is Box and d.kind == "dict" and _passed_on(d, st):
+                items += [(k.value, st.heap[(d.oid, ("k", k.value))]) for k in st.heap[(d.oid, "kwkeys")].items]
+            else:
+                obj = None
+        for k in node.keywords:
+            v = self.ev(k.value, st)
+            if k.arg:
+                items.append((k.arg, v))
+            elif type(v) is Box and _passed_on(v, st):
+                items += [(key.value, st.heap[(v.oid, ("k", key.value))]) for key in st.heap[(v.oid, "kwkeys")].items]
+            else:
+                obj = None
+        if type(obj) is Obj:
+            heap = st.own_heap()
+            for name, value in items:
+                if type(name) is str:
+                    heap[(obj.oid, name)] = value
+        return NONE
 
     def e_BinOp(self, node, st):
         left = self.ev(node.left, st)
@@ -2279,6 +2308,10 @@ class Engine(TorchModel, Autograd):
             box = Box((node, self.frame.ctx), "dict" if name == "dict" else "list")
             self.allocate(box.oid, st)
             return box
+        if name == "filter" and len(args) == 2 and not kwargs and _requires_grad_test(args[0][1]):
+            # ``filter(lambda p: p.requires_grad, net.parameters())``: to an optimizer, the
+            # parameters themselves (it steps none without a gradient)
+            return self.builtin_call("iter", args[1:], {}, node, st)
         if name in ("iter", "reversed", "sorted", "list", "tuple", "set") and vals:
             v = vals[0]
             if name == "tuple" and type(v) is Tup:
@@ -3686,6 +3719,21 @@ def _counted(container: Layer) -> bool:
     """Each module of a Sequential or ModuleList is a child of its own (none made in a loop or a
     comprehension, standing for several)."""
     return not (container.spec or {}).get("summary")
+
+
+def _requires_grad_test(node) -> bool:
+    """``lambda p: p.requires_grad``."""
+    return type(node) is ast.Lambda and len(node.args.args) == 1 and not node.args.vararg \
+        and type(node.body) is ast.Attribute and node.body.attr == api.REQUIRES_GRAD \
+        and type(node.body.value) is ast.Name and node.body.value.id == node.args.args[0].arg
+
+
+def _own_dict(node) -> bool:
+    """``x.__dict__`` or ``vars(x)`` of a name ``x``: its attributes as a dict."""
+    if type(node) is ast.Attribute:
+        return node.attr == "__dict__" and type(node.value) is ast.Name
+    return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "vars" \
+        and len(node.args) == 1 and type(node.args[0]) is ast.Name and not node.keywords
 
 
 def _passed_on(box: Box, st: State) -> bool:

@@ -588,6 +588,22 @@ IN_PLACE_MODULES = {name: tuple(e["inplace_flag"]) for name, e in _generated["mo
 IN_PLACE_FUNCTIONS = {name: tuple(e["inplace_flag"]) for name, e in _generated["functions"].items()
                       if e["inplace_flag"]}
 _not_writing = frozenset(_generated["not_writing"])
+# Functions that write their first argument as the in-place method of their name does:
+# ``torch.relu_(x)`` is ``x.relu_()`` (each ``Tensor(a!) self`` in ATen's schema: tests/test_torch_api.py)
+IN_PLACE_METHOD_FUNCTIONS = frozenset("torch." + n for n in """
+abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ as_strided_ asin_ asinh_
+atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ conj_physical_ cos_ cosh_ deg2rad_ detach_
+erf_ erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ i0_ index_put_ lcm_ ldexp_ log10_ log1p_
+log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ resize_as_ round_ rsqrt_
+sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_
+""".split())
+# ... and those that are their functional form called with ``inplace=True``: ``F.elu_(x)`` is
+# ``F.elu(x, inplace=True)``, ``torch.dropout_(x, p, train)`` is ``F.dropout(x, p, train, True)``
+IN_PLACE_FLAG_FUNCTIONS = {
+    **{f"torch.nn.functional.{n}_": f"torch.nn.functional.{n}"
+       for n in ("celu", "elu", "hardtanh", "leaky_relu", "relu", "selu", "threshold")},
+    **{f"torch.{n}_": f"torch.nn.functional.{n}" for n in ("alpha_dropout", "celu", "dropout", "selu", "threshold")},
+}
 # --- dtypes. Every name of a dtype torch takes (generated): ``torch.long``, ``torch.int64``,
 # the tensor types ``torch.LongTensor`` and ``torch.cuda.LongTensor`` (also as the strings
 # ``x.type("torch.LongTensor")`` takes), the Python types ``int``, ``float``, ``bool`` -> whether a

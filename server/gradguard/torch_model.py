@@ -220,6 +220,13 @@ class TorchModel:
             # ``torch.as_tensor(out, dtype=torch.long)``: a result of an integer dtype, without graph
             return self.shaped(Tensor(NEVER, storage=self.fresh_storage(node, st), integral=True),
                                api.SHAPE_FUNCTIONS.get(qual), args, kwargs, st)
+        if qual in api.IN_PLACE_METHOD_FUNCTIONS and args and type(args[0][0]) is Tensor:
+            # ``torch.relu_(x)``: ``x.relu_()``
+            return self.tensor_method(args[0][0], qual[len(api.TORCH) + 1:], args[1:], kwargs, node, st,
+                                      recv=args[0][1])
+        if qual in api.IN_PLACE_FLAG_FUNCTIONS:  # ``F.elu_(x)``: ``F.elu(x, inplace=True)``
+            return self.torch_call(api.IN_PLACE_FLAG_FUNCTIONS[qual], args,
+                                   {**kwargs, api.IN_PLACE_ATTRIBUTE: (Const(True), None)}, node, st)
         if qual in api.FUNCTIONS:
             base = api.VIEW_FUNCTIONS.get(qual)
             viewed = args[base][0] if base is not None and len(args) > base else None
@@ -227,6 +234,9 @@ class TorchModel:
                 viewed = args[0][0]  # ``torch.flatten(x, 1)`` of a contiguous x: a view
             if _writes_in_place(qual, args, kwargs):  # ``F.relu(x, inplace=True)``: its result is x
                 viewed = args[0][0]
+                self.emit("in_place", node, st, (self.as_now(viewed, st),), target=args[0][1], detail=qual)
+                if self.killed:  # (a leaf that requires grad: torch refuses the write)
+                    return UNKNOWN
                 self.modified(viewed.storage, node, st, args[0][1], maker=(node, self.frame.module.path),
                               written=viewed)
             out = self.op(node, list(args) + list(kwargs.values()), api.FUNCTIONS[qual], st,
@@ -435,9 +445,11 @@ class TorchModel:
             seg.kept = seg.kept - {storage}
         return storage
 
-    def tensor_method(self, t: Tensor, name, args, kwargs, node, st) -> Val:
-        # the receiver's expression (none for a bound method called by another name: ``f = x.add_``)
-        recv = node.func.value if type(node.func) is ast.Attribute else None
+    def tensor_method(self, t: Tensor, name, args, kwargs, node, st, recv=False) -> Val:
+        # the receiver's expression (none for a bound method called by another name: ``f = x.add_``;
+        # the first argument's for the function form, ``torch.relu_(x)``)
+        if recv is False:
+            recv = node.func.value if type(node.func) is ast.Attribute else None
         if name == "backward":
             return self.backward(node, api.BACKWARD_CALLS["Tensor.backward"], t, args, kwargs, st)
         if name in api.TO_NUMPY_METHODS:
