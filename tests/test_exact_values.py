@@ -30,6 +30,24 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a loss function called on a tuple one branch made longer (``inputs += target``), each length walks the saved graph": ("GG103", 16, """\
+        import torch
+        import torch.nn as nn
+        fc = nn.Linear(4, 2)
+        def embed(x):
+            out = fc(x)
+            out /= out.pow(2).sum(1, keepdim=True).sqrt()
+            return out
+        def loss_fn(a, p, size_average=True):
+            d = (a - p).pow(2).sum(1)
+            return d.mean() if size_average else d.sum()
+        target = [] if torch.rand(1).item() > 2 else [True]
+        inputs = (embed(torch.randn(3, 4)), embed(torch.randn(3, 4)))
+        if len(target) > 0:
+            inputs += (target[0],)
+        loss = loss_fn(*inputs)
+        loss.backward()
+        """),
     "an optimizer of the parameters that require grad (``filter(lambda p: p.requires_grad, ...)``) steps between two backwards": ("GG103", 13, """\
         import torch
         import torch.nn as nn

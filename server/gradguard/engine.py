@@ -1167,10 +1167,13 @@ class Engine(TorchModel, Autograd):
             callee = self.attr(owner, func.attr, st, func)
         else:
             callee = self.ev(func, st)
-        args, kwargs = [], {}
+        args, kwargs, fork = [], {}, None
         for a in node.args:
             if type(a) is ast.Starred:
                 spread = self.ev(a.value, st)
+                if type(spread) is Alt and fork is None and all(type(o) is Tup for o in spread.options):
+                    fork = (len(args), spread, a.value)  # ``f(*inputs)`` of tuples of two lengths: each
+                    continue
                 items = spread if type(spread) is Tup else (
                     st.heap.get((spread.oid, "items")) if type(spread) is Box else None)
                 if type(items) is not Tup and type(spread) is Box and type(callee) is LibRef \
@@ -1192,6 +1195,10 @@ class Engine(TorchModel, Autograd):
                     kwargs[key.value] = (st.heap[(v.oid, ("k", key.value))], k.value)
             else:  # f(**options): keywords the analysis cannot name
                 kwargs[UNBOUND] = (v, k.value)
+        if fork is not None:
+            at, spread, site = fork
+            return self.each(spread, st, lambda option, s: self.call(
+                callee, args[:at] + [(item, site) for item in option.items] + args[at:], kwargs, node, s))
         return self.call(callee, args, kwargs, node, st)
 
     def update_attributes(self, own_dict, node, st) -> Val:

@@ -559,6 +559,16 @@ def join(a: Val, b: Val) -> Val:
         return Tup((join(x, y) for x, y in zip(a.items, b.items)), a.names if a.names == b.names else None)
     if a == b:
         return b if tb in (Box, Optim, Obj) and b.some else a
+    if _flat_tuples(a) and _flat_tuples(b):
+        # ``outputs += (target,)`` on one branch: a tuple of one length or of the other (each
+        # length once, those of a length joined)
+        by_length = {}
+        for option in _alternatives(a) + _alternatives(b):
+            n = len(option.items)
+            by_length[n] = join(by_length[n], option) if n in by_length else option
+        if len(by_length) <= MAX_ALTERNATIVES:
+            return Alt(by_length.values()) if len(by_length) > 1 else next(iter(by_length.values()))
+        return UNKNOWN
     if ta is Iter and tb is Iter and a.gen is None and b.gen is None:
         return Iter(join(a.elem, b.elem))
     if ta in _OBJECTS and tb in _OBJECTS:
@@ -569,6 +579,12 @@ def join(a: Val, b: Val) -> Val:
     if _number(a) and _number(b):
         return NUMBER  # ``0.0 if done else 1.0``: some number, never a tensor
     return UNKNOWN
+
+
+def _flat_tuples(v: Val) -> bool:
+    """A tuple of no containers, or one of several of them (of different lengths)."""
+    return all(type(o) is Tup and o.depth == 1 and not any(type(x) is Alt for x in o.items)
+               for o in _alternatives(v)) if type(v) in (Tup, Alt) else False
 
 
 def _number(v: Val) -> bool:
@@ -595,6 +611,9 @@ def tensors_in(v: Val):
     elif type(v) is Tup:
         for item in v.items:
             yield from tensors_in(item)
+    elif type(v) is Alt:  # (tuples of one length or another)
+        for option in v.options:
+            yield from tensors_in(option)
 
 
 _OBJECTS = (Func, Class, Obj, Layer, Bound, Optim, Alt)
