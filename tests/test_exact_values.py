@@ -30,6 +30,25 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a weight of one of a list of blocks made at one site written in place (``enc.layer[i].output.dense.weight[:, j] -= ...``)": ("GG108", 17, """\
+        import torch
+        import torch.nn as nn
+        class Out(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.dense = nn.Linear(4, 4)
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.output = Out()
+        class Encoder(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.layer = nn.ModuleList([Block() for _ in range(n)])
+        enc = Encoder(2)
+        for layer, pos in [(0, 1), (1, 2)]:
+            enc.layer[layer].output.dense.weight[:, pos] -= 1.0
+        """),
     "a loss function called on a tuple one branch made longer (``inputs += target``), each length walks the saved graph": ("GG103", 16, """\
         import torch
         import torch.nn as nn

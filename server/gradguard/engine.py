@@ -1875,6 +1875,11 @@ class Engine(TorchModel, Autograd):
             return Const(recv.name if t is Class else recv.qual.rsplit(".", 1)[-1])
         if t is LibRef:
             return LibRef(f"{recv.qual}.{name}")
+        if t is Layer and len(recv.children) == 1 and type(recv.children[0]) is Obj and recv.root is None \
+                and recv.qual in api.MODULE_CONTAINERS and (recv.children[0].oid, name) in st.heap:
+            # ``self.layer[i].output`` of a list of blocks made at one site: that attribute of
+            # one of them (a container holds none of its own by that name)
+            return self.attr(self._some(recv.children[0]), name, st, node)
         if t is Box and recv.kind == "dict" and (recv.oid, "by_attribute") in st.heap:
             if (recv.oid, ("k", name)) not in st.heap and name in _DICT_METHODS:
                 return Bound(recv, name)  # ``batch.items()`` of an attribute dict
