@@ -115,6 +115,17 @@ PROGRAMS = {
         r = Rec({"x": out})
         r.x.sum().backward()
         """),
+    "per-position losses of a chunk sliced by arithmetic bounds (``t[j:j + k + 1]``, its size known)": ("GG105", 10, """\
+        import torch
+        import torch.nn as nn
+        emb = nn.Embedding(10, 3)
+        seq = torch.randint(0, 10, (9,))
+        k = 4
+        for j in range(0, 8, k):
+            chunk = seq[j:j + k + 1]
+            loss = emb(chunk).sum(1)
+            loss.backward()
+        """),
     "per-sample losses of a support set sliced from a task's samples (``xs[:n]``, its size known)": ("GG105", 11, """\
         import torch
         import torch.nn as nn

@@ -1816,14 +1816,14 @@ class Engine(TorchModel, Autograd):
         return Const("".join(out)) if out is not None else UNKNOWN
 
     def known_slice(self, node: ast.Slice, st: State) -> Optional[slice]:
-        """``xs[:n]``, ``x[1:-1]``: the slice when each bound is a constant int or absent (read
-        again from names and literals only, which evaluate without effects), else None."""
+        """``xs[:n]``, ``x[1:-1]``, ``t[j:j + k + 1]``: the slice when each bound is a constant int
+        or absent (read again from arithmetic on names and literals only, which evaluates without
+        effects), else None."""
         bounds = []
         for part in (node.lower, node.upper, node.step):
             value = None
             if part is not None:
-                plain = part.operand if type(part) is ast.UnaryOp else part
-                if type(plain) not in (ast.Name, ast.Constant):
+                if not _pure_arithmetic(part):
                     return None
                 known = self.ev(part, st)
                 if type(known) is not Const or type(known.value) is not int:
@@ -3731,6 +3731,18 @@ def _counted(container: Layer) -> bool:
     """Each module of a Sequential or ModuleList is a child of its own (none made in a loop or a
     comprehension, standing for several)."""
     return not (container.spec or {}).get("summary")
+
+
+def _pure_arithmetic(node, depth: int = 0) -> bool:
+    """Names and literals combined by arithmetic operators: evaluated again, the same value."""
+    t = type(node)
+    if t is ast.Name or t is ast.Constant:
+        return True
+    if depth > 8:
+        return False
+    if t is ast.UnaryOp:
+        return _pure_arithmetic(node.operand, depth + 1)
+    return t is ast.BinOp and _pure_arithmetic(node.left, depth + 1) and _pure_arithmetic(node.right, depth + 1)
 
 
 def _requires_grad_test(node) -> bool:
