@@ -118,12 +118,12 @@ PROGRAMS = {
     "per-position losses of a chunk sliced by arithmetic bounds (``t[j:j + k + 1]``, its size known)": ("GG105", 9, """\
         import torch
         import torch.nn as nn
-        emb = nn.Embedding(10, 3)
-        seq = torch.randint(0, 10, (9,))
+        lin = nn.Linear(3, 2)
+        seq = torch.randn(9, 3)
         k = 4
         for j in range(0, 8, k):
             chunk = seq[j:j + k + 1]
-            loss = emb(chunk).sum(1)
+            loss = lin(chunk).sum(1)
             loss.backward()
         """),
     "per-sample losses of a support set sliced from a task's samples (``xs[:n]``, its size known)": ("GG105", 11, """\
