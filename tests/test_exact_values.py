@@ -30,6 +30,22 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a staticmethod called on the instance (``self.to_dict(...)``) gets no ``self``": ("GG107", 9, """\
+        import numpy as np
+        import torch
+        import torch.nn as nn
+        class Plan:
+            def __init__(self):
+                self.net = nn.Linear(3, 1)
+            @staticmethod
+            def to_dict(metric, name="Custom"):
+                metric = np.array(metric)
+                return {name: metric}
+            def test(self):
+                out = self.net(torch.randn(4, 3)).mean()
+                return self.to_dict(out)
+        Plan().test()
+        """),
     "a weight of one of a list of blocks made at one site written in place (``enc.layer[i].output.dense.weight[:, j] -= ...``)": ("GG108", 17, """\
         import torch
         import torch.nn as nn

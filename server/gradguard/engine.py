@@ -1929,6 +1929,8 @@ class Engine(TorchModel, Autograd):
                     return st.heap[(recv.oid, name)]
                 if _is_classmethod(found.node):  # bound to the class, from an instance too
                     return Bound(recv.cls, name, found)
+                if _is_static(found.node):  # ``self.helper(x)`` of a staticmethod: bound to nothing
+                    return found
                 return Bound(recv, name, found)
             if found is not None:
                 return found
@@ -1971,7 +1973,7 @@ class Engine(TorchModel, Autograd):
                 if type(base) is Class:
                     found = base.lookup(name)
                     if type(found) is Func:
-                        return Bound(recv.obj, name, found)
+                        return found if _is_static(found.node) else Bound(recv.obj, name, found)
             return Bound(recv, name)
         return UNKNOWN
 
