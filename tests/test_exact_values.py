@@ -30,6 +30,28 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "both updates run at their default frequencies (``parser.parse_args(args=[])``, as notebooks call it)": ("GG103", 20, """\
+        import argparse
+        import torch
+        import torch.nn as nn
+        parser = argparse.ArgumentParser(description="gan")
+        parser.add_argument("--disc_freq", default=1, type=int)
+        parser.add_argument("--gen-freq", default="1", type=int)
+        parser.add_argument("--use_cuda", action="store_true")
+        opt = parser.parse_args(args=[])
+        d = nn.Linear(3, 1)
+        g = nn.Linear(3, 3)
+        opt_d = torch.optim.SGD(d.parameters(), lr=0.1)
+        for it in range(3):
+            fake = g(torch.randn(2, 3))
+            score = d(fake)
+            if it % opt.disc_freq == 0:
+                score.mean().backward(retain_graph=True)
+                opt_d.step()
+            if it % opt.gen_freq == 0 and not opt.use_cuda:
+                loss = (-score).mean()
+                loss.backward()
+        """),
     "a staticmethod called on the instance (``self.to_dict(...)``) gets no ``self``": ("GG107", 9, """\
         import numpy as np
         import torch
@@ -657,6 +679,23 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "evaluation under no_grad, the backward behind a flag off by default (``parse_args([])``)": """\
+        import argparse
+        import torch
+        import torch.nn as nn
+        parser = argparse.ArgumentParser()
+        group = parser.add_argument_group("training")
+        group.add_argument("--train", action="store_true")
+        parser.add_argument("--lr", type=float, default=0.1)
+        args = parser.parse_args([])
+        net = nn.Linear(3, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=args.lr)
+        with torch.no_grad():
+            loss = net(torch.randn(4, 3)).pow(2).mean()
+        if args.train:
+            loss.backward()
+            opt.step()
+        """,
     "the backward of a train phase only, an enum of tuple values (``TRAIN = 0,``) telling the phases apart": """\
         import enum
         import torch

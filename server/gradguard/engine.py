@@ -1977,6 +1977,48 @@ class Engine(TorchModel, Autograd):
             return Bound(recv, name)
         return UNKNOWN
 
+    def argument_parser(self, parser: Box, name, args, kwargs, node, st: State) -> Val:
+        """An ``argparse.ArgumentParser``: what ``add_argument`` declares, and the namespace
+        ``parse_args([])`` (``args=[]``, as notebooks call it) makes of the defaults alone. Given
+        the command line (``parse_args()``), the values are not known."""
+        heap = st.own_heap()
+        dests = heap.get((parser.oid, "dests"))
+        if name == "add_argument":
+            dest, default = _argument_default([v for v, _ in args], {k: v for k, (v, _) in kwargs.items()})
+            if dest is None:
+                heap[(parser.oid, "dests")] = UNKNOWN  # an argument we cannot name: none is known
+            elif type(dests) is Tup:
+                heap[(parser.oid, ("k", dest))] = default
+                if not any(d.value == dest for d in dests.items):
+                    heap[(parser.oid, "dests")] = Tup(dests.items + (Const(dest),))
+            return UNKNOWN
+        if name == "set_defaults" and type(dests) is Tup and UNBOUND not in kwargs:
+            for key, (value, _) in kwargs.items():
+                heap[(parser.oid, ("k", key))] = value
+                if not any(d.value == key for d in dests.items):
+                    dests = Tup(dests.items + (Const(key),))
+            heap[(parser.oid, "dests")] = dests
+            return NONE
+        if name in ("add_argument_group", "add_mutually_exclusive_group"):
+            return parser  # (their arguments land in the parser's namespace)
+        if name in ("parse_args", "parse_known_args"):
+            given = args[0][0] if args else kwargs.get("args", (NONE, None))[0]
+            empty = given == Const("") or type(given) is Box and _known_length(given, st) == 0 \
+                or type(given) is Tup and not given.items
+            if not empty or type(dests) is not Tup:
+                return UNKNOWN
+            box = Box((node, self.frame.ctx), "namespace")
+            self.allocate(box.oid, st)
+            heap = st.own_heap()
+            for d in dests.items:
+                heap[(box.oid, ("k", d.value))] = heap.get((parser.oid, ("k", d.value)), UNKNOWN)
+            if name == "parse_known_args":  # (the namespace, the arguments it did not know)
+                rest = Box((node, self.frame.ctx, "rest"), "list")
+                self.allocate(rest.oid, st)
+                return Tup((box, rest))
+            return box
+        return UNKNOWN
+
     def namespace(self, kwargs: dict, node, st: State) -> Box:
         """``SimpleNamespace(lr=0.1, fix_encoder=True)``: an object whose attributes are those
         keywords (and what is assigned to it later), like a dict read by attribute."""
@@ -1993,6 +2035,11 @@ class Engine(TorchModel, Autograd):
         t = type(callee)
         if t is LibRef and callee.qual in NAMESPACES and not args:
             return self.namespace(kwargs, node, st)
+        if t is LibRef and callee.qual == ARGUMENT_PARSER:  # its arguments' defaults, followed
+            box = Box((node, self.frame.ctx), "argparser")
+            self.allocate(box.oid, st)
+            st.own_heap()[(box.oid, "dests")] = Tup(())
+            return box
         if t is LibRef and callee.qual in DEQUES:  # a list for what the analysis follows
             return self.builtin_call("list", args[:1], {}, node, st)
         if t is LibRef:
@@ -2610,6 +2657,8 @@ class Engine(TorchModel, Autograd):
             elif name in api.GRAD_RESET_METHODS:
                 self.grad_reset(self.roots_of(recv.params, st, 0), args, kwargs, node, st)
             return UNKNOWN
+        if t is Box and recv.kind == "argparser":
+            return self.argument_parser(recv, name, args, kwargs, node, st)
         if t is Box:
             return self.container_method(recv, name, args, node, st)
         if t is Const and type(recv.value) is str and name in _STR_METHODS:
@@ -3745,6 +3794,49 @@ def _pure_arithmetic(node, depth: int = 0) -> bool:
     if t is ast.UnaryOp:
         return _pure_arithmetic(node.operand, depth + 1)
     return t is ast.BinOp and _pure_arithmetic(node.left, depth + 1) and _pure_arithmetic(node.right, depth + 1)
+
+
+ARGUMENT_PARSER = "argparse.ArgumentParser"
+_STORED_CONSTANTS = {"store_true": False, "store_false": True}
+
+
+def _argument_default(names: list, kw: dict):
+    """``add_argument('--lr-decay', type=float, default='0.1')``: (its dest, the value
+    ``parse_args([])`` gives it), as argparse makes them; the value is unknown where the
+    analysis cannot tell it; (None, None) when the dest cannot be named. A required argument
+    (a positional one) leaves ``parse_args([])`` exiting: its value is unknown."""
+    if not names or not all(type(n) is Const and type(n.value) is str and n.value for n in names):
+        return None, None
+    flags = [n.value for n in names]
+    dest = kw.get("dest")
+    if dest is not None:
+        dest = dest.value if type(dest) is Const and type(dest.value) is str else None
+    elif not flags[0].startswith("-"):
+        dest = flags[0]
+    else:
+        longs = [f for f in flags if f.startswith("--")]
+        dest = (longs[0] if longs else flags[0]).lstrip("-").replace("-", "_")
+    if not dest:
+        return None, None
+    action = kw.get("action", Const("store"))
+    if not flags[0].startswith("-") or kw.get("required", Const(False)) != Const(False) \
+            or type(action) is not Const:
+        return dest, UNKNOWN
+    if action.value in _STORED_CONSTANTS and "default" not in kw:
+        return dest, Const(_STORED_CONSTANTS[action.value])
+    if action.value not in ("store", "store_true", "store_false", "store_const", "append", "count"):
+        return dest, UNKNOWN
+    default = kw.get("default", NONE)
+    convert = kw.get("type")
+    if type(default) is Const and type(default.value) is str and convert is not None:
+        # argparse passes a string default through ``type``
+        if type(convert) is Builtin and convert.name in ("int", "float", "str"):
+            try:
+                return dest, Const({"int": int, "float": float, "str": str}[convert.name](default.value))
+            except ValueError:
+                return dest, UNKNOWN
+        return dest, UNKNOWN
+    return dest, default
 
 
 def _requires_grad_test(node) -> bool:
