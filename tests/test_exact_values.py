@@ -30,6 +30,19 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "attributes set by ``setattr(self, k, v)`` over the keywords, read back (``b.act``)": ("GG103", 11, """\
+        import torch
+        import torch.nn as nn
+        class Batch:
+            def __init__(self, **kwargs):
+                for k, v in kwargs.items():
+                    setattr(self, k, v)
+        net = nn.Linear(3, 3)
+        out = torch.sigmoid(net(torch.randn(2, 3)))
+        b = Batch(act=out, n=3)
+        b.act.add_(1)
+        out.sum().backward()
+        """),
     "both updates run at their default frequencies (``parser.parse_args(args=[])``, as notebooks call it)": ("GG103", 20, """\
         import argparse
         import torch

@@ -2450,6 +2450,17 @@ class Engine(TorchModel, Autograd):
             return self.all_any(name == "all", vals[0], st)
         if name == "getattr" and len(vals) >= 2 and type(vals[1]) is Const and isinstance(vals[1].value, str):
             return self.attr(vals[0], vals[1].value, st, node)
+        if name == "setattr" and len(vals) == 3 and type(vals[1]) is Const and type(vals[1].value) is str \
+                and vals[1].value.isidentifier() and type(args[0][1]) is ast.Name:
+            # ``setattr(self, k, v)`` of a known name: ``self.<k> = v`` (that statement made once
+            # per call site and name, as a site of its own)
+            made = node.__dict__.setdefault("_gg_setattr", {})
+            target = made.get(vals[1].value)
+            if target is None:
+                target = made[vals[1].value] = ast.copy_location(
+                    ast.Attribute(value=args[0][1], attr=vals[1].value, ctx=ast.Store()), node)
+            self.assign(target, vals[2], st)
+            return NONE
         if name == "dict" and len(vals) == 1 and type(vals[0]) is Iter and vals[0].wrap is not None \
                 and vals[0].wrap[0] == "genexp" and type(vals[0].wrap[1].elt) is ast.Tuple \
                 and len(vals[0].wrap[1].elt.elts) == 2:
