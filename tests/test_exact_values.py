@@ -30,6 +30,18 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a shallow copy of an object (``copy.copy(s)``) holds the same tensor": ("GG103", 10, """\
+        import copy
+        import torch
+        class S:
+            def __init__(self, h):
+                self.h = h
+        w = torch.randn(3, requires_grad=True)
+        s = S(torch.exp(w))
+        s2 = copy.copy(s)
+        s2.h.add_(1)
+        s.h.sum().backward()
+        """),
     "attributes set by ``setattr(self, k, v)`` over the keywords, read back (``b.act``)": ("GG103", 11, """\
         import torch
         import torch.nn as nn

@@ -1103,9 +1103,20 @@ def test_copy_gives_a_module_parameters_of_its_own(name):
     assert all(p.is_leaf and p.requires_grad for p in n.parameters())
 
 
-def test_shallow_copy_shares_parameters():  # why copy.copy is not in COPIES
+@pytest.mark.parametrize("name", sorted(api.SHALLOW_COPIES))
+def test_shallow_copy_shares_parameters(name):  # why copy.copy is not in COPIES
+    shallow = resolve(name)
     m = nn.Linear(2, 2)
-    assert copy.copy(m).weight is m.weight
+    assert shallow(m).weight is m.weight
+
+    class Batch:
+        def __init__(self, obs):
+            self.obs = obs
+    batch = Batch(torch.randn(2))
+    copied = shallow(batch)
+    assert copied is not batch and copied.obs is batch.obs
+    items = [torch.randn(2)]
+    assert shallow(items) is not items and shallow(items)[0] is items[0]
     x = torch.randn(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="deepcopy protocol"):
         copy.deepcopy(x * 2)
@@ -1294,7 +1305,7 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     "VIEW_METHODS", "VIEW_FUNCTIONS", "VIEW_ATTRIBUTES", "VIEW_SUBSCRIPTS", "SPLIT_OUTPUTS",
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
-    "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS",
+    "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
     "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",

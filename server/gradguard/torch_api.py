@@ -333,6 +333,9 @@ def is_in_place_method(name: str) -> bool:
 # like t, without t's graph; copy.deepcopy(non-leaf) raises "Only Tensors created explicitly by
 # the user (graph leaves) support the deepcopy protocol".)
 COPIES = frozenset({"copy.deepcopy"})
+# ... and those that copy only the object: a new object whose attributes are the same values
+# (``copy.copy(batch).obs is batch.obs``), a module the same parameters.
+SHALLOW_COPIES = frozenset({"copy.copy"})
 # Activation checkpointing: ``checkpoint(fn, *args, **kwargs)`` calls ``fn(*args, **kwargs)``
 # without the keywords it takes itself. Reentrant (``use_reentrant=True``, and the default when
 # it is not given), it runs ``fn`` under no_grad and records a backward only when a tensor

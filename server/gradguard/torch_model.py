@@ -117,6 +117,8 @@ class TorchModel:
             return Const(True) if kind is Tensor else Const(False) if kind in (Const, Number, Tup, Box) else UNKNOWN
         if qual in api.COPIES:
             return self.copy_value(args[0][0] if args else UNKNOWN, node, st)
+        if qual in api.SHALLOW_COPIES and len(args) == 1:
+            return self.shallow_copy(args[0][0], node, st)
         if qual in api.RETURNS_ITS_MODULE and args and type(args[0][0]) in (Layer, Obj):
             return args[0][0]  # ``weight_norm(conv)``: the same module, reparametrized
         if qual in api.DATA_LOADERS:
@@ -372,6 +374,22 @@ class TorchModel:
             note_keys(st, box, [k.value for k in keys.items])
             heap[(box.oid, "kwkeys")] = keys
             return box
+        return UNKNOWN
+
+    def shallow_copy(self, v: Val, node, st) -> Val:
+        """``copy.copy(obj)``: a new object holding the same values (a module: the same
+        parameters, so the same layer as far as the analysis goes)."""
+        if type(v) is Layer:
+            return v
+        if type(v) is Obj and not v.some:
+            obj = Obj((node, self.frame.ctx), v.cls)
+            self.allocate(obj.oid, st)
+            heap = st.own_heap()
+            for key in [k for k in st.heap if type(k) is tuple and k[0] == v.oid]:
+                heap[(obj.oid,) + key[1:]] = st.heap[key]
+            return obj
+        if type(v) is Box and v.kind in ("list", "dict") and not v.some:
+            return self.builtin_call(v.kind, [(v, None)], {}, node, st)
         return UNKNOWN
 
     def copy_value(self, v: Val, node, st, made=None) -> Val:
