@@ -30,6 +30,16 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a named tuple's ``_replace`` keeps the other fields": ("GG103", 8, """\
+        from collections import namedtuple
+        import torch
+        State = namedtuple("State", "h c")
+        w = torch.randn(3, requires_grad=True)
+        s = State(torch.exp(w), None)
+        s = s._replace(c=1)
+        s.h.add_(1)
+        s.h.sum().backward()
+        """),
     "a shallow copy of an object (``copy.copy(s)``) holds the same tensor": ("GG103", 10, """\
         import copy
         import torch

@@ -1942,6 +1942,8 @@ class Engine(TorchModel, Autograd):
             return UNKNOWN
         if t is Tup and recv.names is not None and name in recv.names:  # a named tuple's field
             return recv.items[recv.names.index(name)]
+        if t is Tup and recv.names is not None and name == "_replace":
+            return Bound(recv, name)
         if t is ModRef:
             return recv.module.env.get(name, UNKNOWN) if recv.module is not None else UNKNOWN
         if t is Class:
@@ -2575,6 +2577,10 @@ class Engine(TorchModel, Autograd):
         t = type(recv)
         if t is Tensor:
             return self.tensor_method(recv, name, args, kwargs, node, st)
+        if t is Tup and name == "_replace" and not args and UNBOUND not in kwargs \
+                and all(k in recv.names for k in kwargs):
+            # ``state._replace(h=h)``: the same named tuple with those fields given anew
+            return recv.like(kwargs[n][0] if n in kwargs else v for n, v in zip(recv.names, recv.items))
         if t is Class and name == api.FUNCTION_APPLY:
             return self.function_apply(recv, args, kwargs, node, st)
         if t is Super and name == "__call__" and type(recv.obj) is Obj and recv.obj.cls.is_module:
