@@ -30,6 +30,14 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "an LSTM's output averaged over time only (one loss per sequence)": ("GG105", 6, """\
+        import torch
+        import torch.nn as nn
+        lstm = nn.LSTM(3, 4, batch_first=True)
+        out, (h, c) = lstm(torch.randn(2, 5, 3))
+        loss = out.pow(2).mean(dim=(1, 2))
+        loss.backward()
+        """),
     "a named tuple's ``_replace`` keeps the other fields": ("GG103", 8, """\
         from collections import namedtuple
         import torch

@@ -395,3 +395,25 @@ def test_basic_index_shape(items):
     unknown = [shapes.SOME_SLICE if type(i) is slice and i != slice(None) else i for i in items]
     got = shapes.index((4, 6), unknown)
     assert len(got) == x[items].dim() and all(g in (None, s) for g, s in zip(got, x[items].shape))
+
+
+RNN_CALLS = [((3, 4), {}, (5, 2, 3)), ((3, 4, 2), {"batch_first": True}, (2, 5, 3)),
+             ((3, 4), {"bidirectional": True, "num_layers": 3}, (5, 2, 3)), ((3, 4), {}, (5, 3)),
+             ((3, 4, 1, True, True), {}, (2, 6, 3))]
+
+
+@pytest.mark.parametrize("name", sorted(api.RNN_SHAPES))
+@pytest.mark.parametrize("call", range(len(RNN_CALLS) + 1))
+def test_rnn_shapes(name, call):
+    # the output's and the state's shapes, as torch gives them (an LSTM's projection too)
+    params = api.RNN_SHAPES[name]
+    ctor, kwargs, size = RNN_CALLS[call] if call < len(RNN_CALLS) else ((3, 6), {"proj_size": 2}, (4, 2, 3))
+    if "proj_size" in kwargs and "proj_size" not in params:
+        pytest.skip("no projection")
+    if name == "torch.nn.RNN" and len(ctor) > 3:
+        ctor, kwargs = ctor[:3], {**kwargs, "bias": ctor[3], "batch_first": ctor[4]}  # (its 4th is nonlinearity)
+    layer = resolve(name)(*ctor, **kwargs)
+    out, state = layer(torch.rand(size))
+    states = state if isinstance(state, tuple) else (state,)
+    got = shapes.rnn(params, ctor, kwargs, [Of(size)])
+    assert got[0] == _shape(out) and all(g == _shape(s) for g, s in zip(got[1:], states))

@@ -467,6 +467,30 @@ def loss(kind: str, inputs: Sequence, options: dict, beyond: int) -> Shape:
     return result("broadcast", list(inputs[:2]), {})
 
 
+def rnn(params: Sequence, args: Sequence, kwargs: dict, inputs: Sequence) -> tuple:
+    """A recurrent layer's (output, h_n, c_n) shapes (``RNN_SHAPES``): the input is
+    (L, N, H_in), (N, L, H_in) with ``batch_first`` or unbatched (L, H_in); None where unknown."""
+    def given(name, default):
+        if name in kwargs:
+            return kwargs[name]
+        at = params.index(name) if name in params else len(args)
+        return args[at] if at < len(args) else default
+
+    first = inputs[0].shape if inputs and type(inputs[0]) is Of else None
+    hidden, layers, proj = given("hidden_size", None), given("num_layers", 1), given("proj_size", 0)
+    batch_first, both = given("batch_first", False), given("bidirectional", False)
+    if type(first) is not tuple or len(first) not in (2, 3) or type(hidden) is not int or type(layers) is not int \
+            or type(proj) is not int or type(batch_first) is not bool or type(both) is not bool:
+        return None, None, None
+    d = 2 if both else 1
+    out_size = proj if proj > 0 else hidden
+    if len(first) == 2:
+        return (first[0], d * out_size), (d * layers, out_size), (d * layers, hidden)
+    n = first[0] if batch_first else first[1]
+    out = first[:2] + (d * out_size,)
+    return out, (d * layers, n, out_size), (d * layers, n, hidden)
+
+
 def module(kind: str, args: Sequence, kwargs: dict, inputs: Sequence) -> Shape:
     """A built-in module's output (``MODULE_SHAPES``), from its constructor's arguments."""
     first = inputs[0].shape if inputs and type(inputs[0]) is Of else None

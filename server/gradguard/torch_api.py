@@ -508,6 +508,15 @@ LOSS_SHAPES = {
 # out_features, its 2nd argument), flatten (nn.Flatten(start_dim=1, end_dim=-1)), unflatten
 # (nn.Unflatten(dim, sizes): that dim becomes the sizes), conv/convT/pool/adaptive (the spatial
 # sizes as the constructor's arguments make them), upsample (times an int scale factor).
+# Recurrent layers: their constructor's parameters in order (the shapes of their output and
+# state follow ``hidden_size``, ``num_layers``, ``batch_first``, ``bidirectional``, ``proj_size``).
+RNN_SHAPES = {
+    "torch.nn.LSTM": ("input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout",
+                      "bidirectional", "proj_size"),
+    "torch.nn.GRU": ("input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout", "bidirectional"),
+    "torch.nn.RNN": ("input_size", "hidden_size", "num_layers", "nonlinearity", "bias", "batch_first", "dropout",
+                     "bidirectional"),
+}
 MODULE_SHAPES = {
     **{f"torch.nn.{n}": "same" for n in ("ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU",
                                          "Mish", "Hardswish", "Hardtanh", "Softplus", "Sigmoid",

@@ -256,7 +256,8 @@ class TorchModel:
             spec = api.MODULES[qual]
             root = self.new_root(node, "params", st) if spec["params"] else None
             config = None
-            if qual in api.MODULE_SHAPES or qual in api.LOSS_SHAPES or qual in api.IN_PLACE_MODULES:
+            if qual in api.MODULE_SHAPES or qual in api.LOSS_SHAPES or qual in api.IN_PLACE_MODULES \
+                    or qual in api.RNN_SHAPES:
                 config = (_shape_args(args, st), _shape_kwargs(kwargs, st))
             site = (node, self.frame.module.path) if qual in api.IN_PLACE_MODULES else None
             return Layer(qual, spec, root, config=config, site=site)
@@ -624,8 +625,13 @@ class TorchModel:
             state = frozenset(t.storage for t in tensors_in(args[1][0]) if t.storage is not None)
             if state - seg.kept:
                 self.keep(seg, seg.kept | state, st)
-        out.shape = _layer_shape(layer, _shape_args(args, st))
         returns = layer.spec.get("returns", "tensor")
+        if layer.qual in api.RNN_SHAPES and layer.config is not None and type(out) is Tensor:
+            # the output and the state, each of its own shape (of one graph)
+            shaped = shapes.rnn(api.RNN_SHAPES[layer.qual], *layer.config, _shape_args(args, st))
+            output, h, c = (out.but(shape=shape) for shape in shaped)
+            return Tup((output, Tup((h, c)))) if returns == "output_and_hidden_pair" else Tup((output, h))
+        out.shape = _layer_shape(layer, _shape_args(args, st))
         if returns == "output_and_hidden_pair":  # LSTM: (output, (h, c))
             return Tup((out, Tup((out, out))))
         if returns != "tensor":
