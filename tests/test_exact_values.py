@@ -30,6 +30,14 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "every result of ``map(torch.exp, xs)`` stacked after one was written in place": ("GG103", 6, """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        v = torch.randn(3, requires_grad=True)
+        hs = list(map(torch.exp, [w, v]))
+        hs[0].add_(1)
+        torch.stack(hs).sum().backward()
+        """),
     "an LSTM's output averaged over time only (one loss per sequence)": ("GG105", 6, """\
         import torch
         import torch.nn as nn
@@ -722,6 +730,17 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "one of the results of a generator written in place, another walked (``list(f(x) for x in xs)``, ``map``)": """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        v = torch.randn(3, requires_grad=True)
+        hs = list(torch.exp(x) for x in [w, v])
+        hs[0].add_(1)
+        hs[1].sum().backward()
+        gs = list(map(torch.exp, [w, v]))
+        gs[0].add_(1)
+        gs[1].sum().backward()
+        """,
     "evaluation under no_grad, the backward behind a flag off by default (``parse_args([])``)": """\
         import argparse
         import torch

@@ -2367,6 +2367,17 @@ class Engine(TorchModel, Autograd):
             return Iter(wrap=("enumerate", vals[0], start))
         if name == "zip":
             return Iter(wrap=("zip", tuple(vals)))
+        if name == "map" and len(args) == 2 and not kwargs and type(node) is ast.Call \
+                and all(_pure_reference(a) for _, a in args):
+            # ``map(torch.exp, xs)``: ``(torch.exp(item) for item in xs)``, as Python runs it
+            gen = node.__dict__.get("_gg_map")
+            if gen is None:
+                item = "$map"
+                gen = node._gg_map = ast.fix_missing_locations(ast.copy_location(ast.GeneratorExp(
+                    elt=ast.Call(func=args[0][1], args=[ast.Name(item, ast.Load())], keywords=[]),
+                    generators=[ast.comprehension(target=ast.Name(item, ast.Store()), iter=args[1][1], ifs=[],
+                                                  is_async=0)]), node))
+            return self.ev(gen, st)
         if name in ("list", "dict", "set") and not vals and not kwargs:  # a new empty container
             box = Box((node, self.frame.ctx), "dict" if name == "dict" else "list")
             self.allocate(box.oid, st)
@@ -2904,8 +2915,14 @@ class Engine(TorchModel, Autograd):
                 return self.invoke(fn, list(args), dict(kwargs), st, node, bound, generator=True)
             if v.wrap is not None:
                 kind = v.wrap[0]
-                if kind == "genexp":
-                    return self._comprehension(v.wrap[1], st, [v.wrap[1].elt], v.wrap[2])[0]
+                if kind == "genexp":  # one element standing for each: its graph one per element
+                    self.created.append(set())
+                    try:
+                        return self._comprehension(v.wrap[1], st, [v.wrap[1].elt], v.wrap[2])[0]
+                    finally:
+                        created = self.created.pop()
+                        self.summaries |= created
+                        self.created[-1] |= created
                 if kind == "view":
                     elem = self._weak(st.heap.get((v.wrap[1].oid, "*"), UNKNOWN))
                     return Tup((UNKNOWN, elem)) if v.wrap[2] == "items" else elem
@@ -3799,6 +3816,15 @@ def _counted(container: Layer) -> bool:
     """Each module of a Sequential or ModuleList is a child of its own (none made in a loop or a
     comprehension, standing for several)."""
     return not (container.spec or {}).get("summary")
+
+
+def _pure_reference(node) -> bool:
+    """A name, a literal or a chain of attributes of a name: read again, the same object (a
+    property aside)."""
+    while type(node) is ast.Attribute:
+        node = node.value
+    return type(node) in (ast.Name, ast.Constant, ast.List, ast.Tuple) and (
+        type(node) not in (ast.List, ast.Tuple) or all(_pure_reference(e) for e in node.elts))
 
 
 def _pure_arithmetic(node, depth: int = 0) -> bool:
