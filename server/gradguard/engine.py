@@ -2921,7 +2921,8 @@ class Engine(TorchModel, Autograd):
                         return self._comprehension(v.wrap[1], st, [v.wrap[1].elt], v.wrap[2])[0]
                     finally:
                         created = self.created.pop()
-                        self.summaries |= created
+                        if _known_length(v, st) != 1:
+                            self.summaries |= created
                         self.created[-1] |= created
                 if kind == "view":
                     elem = self._weak(st.heap.get((v.wrap[1].oid, "*"), UNKNOWN))
@@ -3756,6 +3757,9 @@ def _known_length(v: Val, st: State):
         values = _range_values(v.wrap)  # ``range(2)``, ``range(n - 1, 0, -1)`` of a known n
         if values is not None:
             return len(values)
+    if type(v) is Iter and v.wrap is not None and v.wrap[0] == "genexp" and len(v.wrap[1].generators) == 1 \
+            and not v.wrap[1].generators[0].ifs:
+        return _known_length(v.wrap[2], st)  # one element per item of what it walks
     if type(v) is Iter and v.wrap is not None and v.wrap[0] in ("zip", "enumerate"):
         parts = v.wrap[1] if v.wrap[0] == "zip" else v.wrap[1:2]
         counts = [_known_length(x, st) for x in parts]
