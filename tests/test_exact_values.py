@@ -30,6 +30,48 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a state carried across batches: the last step's update, which no step after it used, saved the weights a step changed": ("GG103", 18, """\
+        import torch
+        w = torch.nn.Parameter(torch.randn(3, 3))
+        u = torch.nn.Parameter(torch.randn(3, 3))
+        opt = torch.optim.SGD([w, u], lr=0.1)
+        v, i = None, None
+        for batch in range(3):
+            x = torch.randn(4, 3)
+            if v is None:
+                v = torch.zeros(4, 3, requires_grad=True)
+                i = torch.zeros(4, 3)
+            total = 0
+            for t in range(5):
+                v = v * 0.9 + i
+                i = i * 0.5 + torch.nn.functional.linear(torch.sigmoid(v), w)
+                total = total + torch.tanh(v @ u)
+            loss = total.sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """),
+    "a state carried across batches whose last step's update saved nothing a step changed: the freed steps before it": ("GG101", 18, """\
+        import torch
+        w = torch.nn.Parameter(torch.randn(3, 3))
+        u = torch.nn.Parameter(torch.randn(3, 3))
+        opt = torch.optim.SGD([w, u], lr=0.1)
+        v, i = None, None
+        for batch in range(3):
+            x = torch.randn(4, 3)
+            if v is None:
+                v = torch.zeros(4, 3, requires_grad=True)
+                i = torch.zeros(4, 3)
+            total = 0
+            for t in range(5):
+                v = v * 0.9 + i
+                i = i * 0.5 + torch.nn.functional.linear(x, w)
+                total = total + torch.tanh(v @ u)
+            loss = total.sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """),
     "every result of ``map(torch.exp, xs)`` stacked after one was written in place": ("GG103", 6, """\
         import torch
         w = torch.randn(3, requires_grad=True)

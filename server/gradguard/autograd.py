@@ -284,9 +284,12 @@ class Autograd:
             weak_only = held_weakly - frozenset().union(*(t.segs - t.weak - t.maybe for t in ts))
             if any(s not in st.freed for s in weak_only):
                 sure -= weak_only
-        # torch's engine runs the nodes nearest the outputs first (the latest made): the first
-        # hit it meets, freed or overwritten, is the error it raises
-        first = max(hits, key=lambda s: (s.order, s.uid)) if freed and len(freed) < len(hits) else None
+        # torch's engine runs the nodes nearest the outputs first: a hit built on another is
+        # met before it, and of the rest the latest made; the first hit it meets, freed or
+        # overwritten, is the error it raises
+        # (only a node that saved tensors raises: one that saved none runs again)
+        first = max(_topmost([s for s in hits if s.saves is not False or st.freed[s].inplace is not None] or hits),
+                    key=_made) if freed and len(freed) < len(hits) else None
         if freed and (first is None or st.freed[first].inplace is None):
             self.reuse(node, ts, freed, st, not sure.isdisjoint(freed))
         elif hits:  # graph whose saved tensors were overwritten in place since
@@ -530,6 +533,22 @@ _NONE_MAYBE: frozenset = frozenset()
 
 # values that are certainly not tensors: an op's other arguments of these kinds hide no graph
 _NOT_TENSORS = (Const, Number, After, LibRef, Builtin, Func, Class, ModRef, GradCtx, Layer, Optim)
+
+def _made(seg: Seg) -> tuple:
+    """When the op last ran (a loop's earlier runs: when its current one did), for torch's
+    sequence numbers."""
+    return ((seg.current or seg).born, seg.order, seg.uid)
+
+
+def _topmost(hits: list) -> list:
+    """The hits that no other hit is built on (a loop's runs of a site stand for the current
+    run's: the graph below it), unless they are built on each other (a recurrence)."""
+    def below(a, b):
+        return a in b.deps or (a.current or a) in (b.current or b).deps
+
+    top = [h for h in hits if not any(o is not h and below(h, o) and not below(o, h) for o in hits)]
+    return top or hits
+
 
 def _holds_unknown(v: Val) -> bool:
     if type(v) is Tup:

@@ -662,7 +662,11 @@ class Engine(TorchModel, Autograd):
             return join_states([out] + ctx.continues)
 
         first = self.age(iterate(st, True), key)
-        head = self.age(iterate(first, False), key) if first is not None else None
+        # the loop ends after its last pass, whose graph is not aged: a value carried out of it
+        # (an RNN's state) is that pass's run, apart from the runs before it that a walk from it
+        # may not reach (the last step's current update, which no step after it used)
+        last = iterate(first, False) if first is not None else None
+        head = self.age(last, key)
         # iteration 2 left the state iteration 1 did: later iterations repeat it
         settled = head is not None and head.same(first) and not ctx.folded
         for _ in range(0 if settled else MAX_LOOP_PASSES):
@@ -671,9 +675,11 @@ class Engine(TorchModel, Autograd):
             snapshot = self.snapshot() if self.reporting else None
             self.tentative += 1
             try:
-                new = join_states([head, self.age(iterate(head, False), key)])
+                out = iterate(head, False)
+                new = join_states([head, self.age(out, key)])
             finally:
                 self.tentative -= 1
+            last = join_states([last, out])
             if new.same(head):
                 head = new  # (the same graphs; its counters and flags may be unknown now)
                 break
@@ -684,8 +690,8 @@ class Engine(TorchModel, Autograd):
         self.created[-1] |= created
         self.frame.loops.pop()
         exits = list(ctx.breaks)
-        if head is not None and not (forever and forever(head)):
-            exits.append(self.block(orelse, head) if orelse else head)
+        if head is not None and last is not None and not (forever and forever(head)):
+            exits.append(self.block(orelse, last) if orelse else last)
         return join_states(exits)
 
     def snapshot(self):

@@ -278,14 +278,20 @@ class Ager:
             before = dict(freed)
             statuses = {}
             for old, curs in groups.items():
-                # an aged segment is freed iff every execution it now stands for is: those of
-                # the segments mapped to it, and its own unless they moved on (old -> older)
+                # an aged segment is freed iff a walk into any execution it now stands for
+                # meets a freed one: those of the segments mapped to it, and its own unless they
+                # moved on (old -> older); a run built on a freed run that ages with it (an
+                # inner loop's recurrence, ``s = a + w * s``) leads the walk into that one
                 sources = curs if old in self.mapping else curs + [old]
                 sources = [s for s in sources if s in before or s in self.live]
-                if sources and all(s in before for s in sources):
-                    # (a run whose graph a backward freed raises before one whose saved tensor
-                    # was overwritten: torch unpacks a freed saved tensor before it checks versions)
-                    statuses[old] = next((before[s] for s in sources if before[s].inplace is None), before[sources[0]])
+                gone = [s for s in sources if s in before]
+                if gone and (len(gone) == len(sources) or all(
+                        s in before or not s.deps.isdisjoint([g for g in gone if g is not old]) for s in sources)):
+                    # torch's walk meets the latest run first (the one a carried value leads
+                    # to; its nodes have the highest sequence numbers): its status, a freed
+                    # graph or an overwritten saved tensor, is what the walk raises (of the runs
+                    # some value still holds: one that none holds is walked by no backward)
+                    statuses[old] = before[min(gone, key=lambda s: (s not in self.live,) + _recency(s))]
             for s in self.mapping:
                 freed.pop(s, None)
             for old in groups:
@@ -294,6 +300,12 @@ class Ager:
                 else:
                     freed.pop(old, None)
         return out
+
+
+def _recency(seg) -> tuple:
+    """Sorts the runs an aged segment stands for, the latest first: this pass's own run, then
+    the runs an inner loop aged, then the earlier passes'."""
+    return (seg.old is not None, seg.older, seg.uid)
 
 
 def _tensors_held(v: Val):
