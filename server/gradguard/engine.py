@@ -2136,9 +2136,11 @@ class Engine(TorchModel, Autograd):
         # alive (it shares its tree with its copy as a loaded module: what was too costly
         # there is tried again here)
         kept = fn.module is not self.main
-        # a call may spend at most half of what its caller has left: the caller always finishes
+        # a call may spend at most three quarters of what its caller has left: the caller
+        # mostly finishes, and a model's calls nested ten deep (a trainer, the model, its
+        # stages, their blocks, a block's layers) keep a twentieth of it, not a thousandth
         own = self.executed + CALL_BUDGET
-        limit = min(self.limit, own, (self.executed + self.limit) // 2)
+        limit = min(self.limit, own, self.executed + (self.limit - self.executed) * 3 // 4)
         costly = _COSTLY if kept else self.costly
         if limit - self.executed <= costly.get(fn.node, -1):
             # it ran out of a budget at least this large before: it would again, and all it
