@@ -30,6 +30,24 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a tied output layer saved the embedding's weight, which a later lookup with max_norm rescales in place": ("GG103", 8, """\
+        import torch
+        import torch.nn as nn
+        emb = nn.Embedding(20, 4, max_norm=1.0)
+        h = torch.randn(3, 4, requires_grad=True)
+        logits = h @ emb.weight.t()
+        e = emb(torch.tensor([1, 2]))
+        loss = logits.sum() + e.sum()
+        loss.backward()
+        """),
+    "``F.embedding(ids, w, max_norm=...)`` after a product saved w": ("GG103", 6, """\
+        import torch
+        import torch.nn.functional as F
+        w = torch.randn(20, 4, requires_grad=True)
+        y = w * w
+        e = F.embedding(torch.tensor([1, 2]), w, None, 2.0)
+        (y.sum() + e.sum()).backward()
+        """),
     "a state carried across batches: the last step's update, which no step after it used, saved the weights a step changed": ("GG103", 18, """\
         import torch
         w = torch.nn.Parameter(torch.randn(3, 3))
@@ -772,6 +790,24 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "a tied output layer over an embedding without max_norm": """\
+        import torch
+        import torch.nn as nn
+        emb = nn.Embedding(20, 4)
+        h = torch.randn(3, 4, requires_grad=True)
+        logits = h @ emb.weight.t()
+        e = emb(torch.tensor([1, 2]))
+        (logits.sum() + e.sum()).backward()
+        """,
+    "a tied output layer over a clone of the weight of an embedding with max_norm": """\
+        import torch
+        import torch.nn as nn
+        emb = nn.Embedding(20, 4, max_norm=1.0)
+        h = torch.randn(3, 4, requires_grad=True)
+        logits = h @ emb.weight.clone().t()
+        e = emb(torch.tensor([1, 2]))
+        (logits.sum() + e.sum()).backward()
+        """,
     "one of the results of a generator written in place, another walked (``list(f(x) for x in xs)``, ``map``)": """\
         import torch
         w = torch.randn(3, requires_grad=True)

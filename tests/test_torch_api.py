@@ -1305,7 +1305,7 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     "VIEW_METHODS", "VIEW_FUNCTIONS", "VIEW_ATTRIBUTES", "VIEW_SUBSCRIPTS", "SPLIT_OUTPUTS",
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
-    "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES",
+    "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES", "RENORM_MODULES", "RENORM_FUNCTIONS",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
     "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
@@ -1403,6 +1403,51 @@ def test_module_parameter_attribute(name):
     for layer in (torch.nn.Linear(2, 3), torch.nn.Conv2d(1, 2, 3)):
         value = getattr(layer, name)
         assert isinstance(value, torch.nn.Parameter) and value.is_leaf and value.requires_grad
+
+
+def test_renorm_tables_hold_every_max_norm_of_torch():
+    """Every ``nn`` layer and ``torch.nn.functional`` function with a ``max_norm`` parameter is
+    in the tables (none left out unseen)."""
+    layers = {f"torch.nn.{n}" for n, c in vars(torch.nn).items() if isinstance(c, type)
+              and issubclass(c, torch.nn.Module) and "max_norm" in inspect.signature(c).parameters}
+    functions = {f"torch.nn.functional.{n}" for n, f in vars(torch.nn.functional).items() if callable(f) and n[0] != "_"
+                 and not isinstance(f, type) and "max_norm" in _parameters(f)}
+    assert layers == set(api.RENORM_MODULES) and functions == set(api.RENORM_FUNCTIONS)
+
+
+def _parameters(f) -> list:
+    try:
+        return list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+@pytest.mark.parametrize("name", sorted(api.RENORM_MODULES))
+def test_renorm_module_writes_its_weight_only_with_max_norm(name):
+    """A layer built with ``max_norm`` (by keyword or at its position) bumps its weight's
+    version in forward, whatever the rows' norms; without it, it does not."""
+    cls = resolve(name)
+    keyword, pos = api.RENORM_MODULES[name]
+    assert list(inspect.signature(cls).parameters)[pos] == keyword
+    positional = [10, 3] + [None] * (pos - 2) + [1e6]
+    for layer, moves in ((cls(10, 3, **{keyword: 1e6}), True), (cls(*positional), True), (cls(10, 3), False)):
+        before = layer.weight._version
+        ids = torch.tensor([[1, 2], [4, 5]])
+        layer(ids)
+        assert (layer.weight._version > before) == moves
+
+
+@pytest.mark.parametrize("name", sorted(api.RENORM_FUNCTIONS))
+def test_renorm_function_writes_its_weight_only_with_max_norm(name):
+    fn = resolve(name)
+    norm_pos, weight_pos = api.RENORM_FUNCTIONS[name]
+    names = list(inspect.signature(fn).parameters)
+    assert names[norm_pos] == "max_norm" and names[weight_pos] == "weight"
+    for max_norm, moves in ((1e6, True), (None, False)):
+        weight = torch.randn(10, 3, requires_grad=True)
+        before = weight._version
+        fn(torch.tensor([[1, 2], [4, 5]]), weight, max_norm=max_norm)
+        assert (weight._version > before) == moves
 
 
 @pytest.mark.parametrize("name", sorted(api.IN_PLACE_MODULES))

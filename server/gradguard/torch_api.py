@@ -594,6 +594,13 @@ VIEW_SUBSCRIPTS = frozenset(kind for kind, e in _generated["subscripts"].items()
 # Modules that, built with this flag (keyword, position) true, write their output into their input.
 IN_PLACE_MODULES = {name: tuple(e["inplace_flag"]) for name, e in _generated["modules"].items()
                     if e["inplace_flag"]}
+# Layers that, built with a ``max_norm`` (keyword, position), rescale the rows they look up of
+# their own weight in place in forward (``nn.Embedding``), and functions that do so to their
+# weight argument (``F.embedding``: (max_norm position, weight position)): the weight's version
+# moves, so a node that saved it (a tied output projection) raises.
+RENORM_MODULES = {name: tuple(e["renorm_flag"]) for name, e in _generated["modules"].items() if e["renorm_flag"]}
+RENORM_FUNCTIONS = {name: tuple(e["renorm_flag"]) for name, e in _generated["functions"].items()
+                    if e["renorm_flag"]}
 # Functions that, called with ``inplace=True``, write their result into their first argument
 # (``F.relu(x, inplace=True)``): (inplace position, training position or None, training's
 # default, position of a ``p`` whose 0 writes nothing or None).

@@ -234,6 +234,11 @@ class TorchModel:
             viewed = args[base][0] if base is not None and len(args) > base else None
             if qual in api.RESHAPES and args and _dense(args[0][0]):
                 viewed = args[0][0]  # ``torch.flatten(x, 1)`` of a contiguous x: a view
+            renorm = api.RENORM_FUNCTIONS.get(qual)
+            if renorm is not None and _given(args, kwargs, renorm[0], "max_norm") and len(args) > renorm[1] \
+                    and type(args[renorm[1]][0]) is Tensor:
+                # ``F.embedding(ids, w, max_norm=1.0)``: w rescaled in place (under no grad)
+                self.modified(args[renorm[1]][0].storage, node, st, args[renorm[1]][1])
             if _writes_in_place(qual, args, kwargs):  # ``F.relu(x, inplace=True)``: its result is x
                 viewed = args[0][0]
                 self.emit("in_place", node, st, (self.as_now(viewed, st),), target=args[0][1], detail=qual)
@@ -257,7 +262,7 @@ class TorchModel:
             root = self.new_root(node, "params", st) if spec["params"] else None
             config = None
             if qual in api.MODULE_SHAPES or qual in api.LOSS_SHAPES or qual in api.IN_PLACE_MODULES \
-                    or qual in api.RNN_SHAPES:
+                    or qual in api.RNN_SHAPES or qual in api.RENORM_MODULES:
                 config = (_shape_args(args, st), _shape_kwargs(kwargs, st))
             site = (node, self.frame.module.path) if qual in api.IN_PLACE_MODULES else None
             return Layer(qual, spec, root, config=config, site=site)
@@ -616,6 +621,10 @@ class TorchModel:
                 return UNKNOWN
             storage = args[0][0].storage
             self.modified(storage, node, st, args[0][1], maker=layer.site, written=args[0][0])
+        if layer.qual in api.RENORM_MODULES and layer.root is not None and layer.config is not None \
+                and _given(*layer.config, api.RENORM_MODULES[layer.qual][1], api.RENORM_MODULES[layer.qual][0]):
+            # ``nn.Embedding(n, d, max_norm=1.0)``: its weight rescaled in place by each lookup
+            self.modified(layer.root, node, st)
         out = self.op(node, inputs, layer.spec.get("saves"), st, keeps=api.KEEPS_MODULES.get(layer.qual),
                       storage=storage)
         if layer.spec.get("keeps_state") and len(args) > 1 and type(out) is Tensor and out.segs:
@@ -848,6 +857,17 @@ def in_place_key(layer: Layer) -> tuple:
     """The heap entry of a layer's ``inplace`` flag set after it was built: its construction's
     arguments stand for the layer (layers without parameters are equal by kind)."""
     return ("inplace", id(layer.config))
+
+
+def _given(args, kwargs, pos: int, keyword: str) -> bool:
+    """A number surely given for an argument (at ``pos`` or by ``keyword``): of a call, values
+    with their nodes; of a layer's construction, as its ``config`` keeps them (``_shape_arg``)."""
+    given = kwargs.get(keyword, args[pos] if len(args) > pos else None)
+    value = given[0] if type(given) is tuple and len(given) == 2 and isinstance(given[0], Val) else given
+    if type(value) is Const:
+        value = value.value
+    return type(value) is Number or value is shapes.NUMBER \
+        or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
 def _in_place_layer(layer: Layer, st: State) -> bool:

@@ -1030,6 +1030,38 @@ def _in_place_argument(name: str, fn):
     return [names.index("inplace"), training, None if training is None else params[training].default, p]
 
 
+def _renorm_argument(name: str, fn):
+    """``[max_norm, weight]`` positions for a function that, given a ``max_norm``, rescales the
+    rows it looks up of its weight in place (``F.embedding``): the version of the weight moves
+    (a node that saved the weight raises), whatever the rows' norms."""
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return None
+    if "max_norm" not in names or "weight" not in names:
+        return None
+    g = Inputs()  # (the recipe's only float operand is the weight: the indices are not made here)
+    FUNCTIONS[name](with_arguments(fn, names, {"max_norm": 1e6}), g)
+    return [names.index("max_norm"), names.index("weight")] if any(t._version > 0 for t in g.made) else None
+
+
+def _renorm_flag(cls, build, forward):
+    """``(keyword, position)`` of the constructor's ``max_norm``, when a layer built with one
+    rescales its own weight in place in forward (``nn.Embedding``): its version moves, whatever
+    the rows' norms, so a node that saved the weight (a tied output layer) raises."""
+    names = list(inspect.signature(cls).parameters)
+    if "max_norm" not in names:
+        return None
+    torch.manual_seed(0)
+    module = build(cls)
+    module.max_norm = 1e6
+    versions = [p._version for p in module.parameters()]
+    module(*forward(Inputs()))
+    if any(p._version > v for p, v in zip(module.parameters(), versions)):
+        return ["max_norm", names.index("max_norm")]
+    return None
+
+
 # The state a recurrent layer takes as its second argument, made of plain tensors as a stateful
 # model keeps it between batches (zeros, no grad): h, or (h, c) for the LSTMs.
 STATES = {
@@ -1061,6 +1093,7 @@ def derive(section: str, name: str) -> dict:
         forms = VARIANTS["functions"].get(name, ())
         facts = probe(lambda g: FUNCTIONS[name](fn, g), variants=[lambda g, v=v: v(fn, g) for v in forms])
         facts["inplace_flag"] = _in_place_argument(name, fn)
+        facts["renorm_flag"] = _renorm_argument(name, fn)
         facts["shape"] = shape_kind(fn)
         return facts
     if section == "methods":
@@ -1094,6 +1127,7 @@ def derive(section: str, name: str) -> dict:
         facts["params"] = any(p.requires_grad for p in built.module.parameters())
         facts["returns"] = _returns(call(Inputs()))
         facts["inplace_flag"] = _in_place_flag(cls)
+        facts["renorm_flag"] = _renorm_flag(cls, build, forward)
         facts["keeps_state"] = _keeps_state(cls, build, forward, name)
         facts["buffers"] = any(True for _ in built.module.buffers())
         return facts
