@@ -30,6 +30,27 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "``isinstance(ids, int)`` of a list of ids is False: the list's two ids give two losses stacked": ("GG105", 9, """\
+        import torch
+        def ids(n):
+            if isinstance(n, int):
+                n = list(range(n))
+            return n
+        gpus = ids([0, 1])
+        w = torch.randn(3, requires_grad=True)
+        y = torch.stack([(w * w).sum() for _ in gpus])
+        y.backward()
+        """),
+    "a class made by ``type(name, bases, dict)``: its static method's loss walked twice": ("GG101", 8, """\
+        import torch
+        def run(x):
+            return (x * x).sum()
+        Tools = type("Tools", (), {"run": staticmethod(run), "scale": 2.0})
+        w = torch.randn(3, requires_grad=True)
+        loss = Tools.run(w) * Tools.scale
+        loss.backward()
+        loss.backward()
+        """),
     "a tied output layer saved the embedding's weight, which a later lookup with max_norm rescales in place": ("GG103", 8, """\
         import torch
         import torch.nn as nn
@@ -790,6 +811,25 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "``.grad`` read only of a leaf (``t.is_leaf and t.grad``) over a non-leaf and a parameter": """\
+        import warnings
+        import torch
+        warnings.simplefilter("error")
+        def proxy(t):
+            return t.grad if t.is_leaf and t.grad is not None else None
+        w = torch.randn(3, requires_grad=True)
+        proxy(w * 2)
+        proxy(w)
+        """,
+    "a class made by ``type(name, bases, dict)`` whose static method builds one loss, walked once": """\
+        import torch
+        def run(x):
+            return (x * x).sum()
+        Tools = type("Tools", (), {"run": staticmethod(run), "scale": 2.0})
+        w = torch.randn(3, requires_grad=True)
+        loss = Tools.run(w) * Tools.scale
+        loss.backward()
+        """,
     "a tied output layer over an embedding without max_norm": """\
         import torch
         import torch.nn as nn

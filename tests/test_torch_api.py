@@ -1308,7 +1308,7 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES", "RENORM_MODULES", "RENORM_FUNCTIONS",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
-    "PLAIN_ATTRIBUTES", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
+    "PLAIN_ATTRIBUTES", "LEAF_ATTRIBUTE", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
     "REGISTER_BUFFER", "MODULE_BUFFER_METHODS", "MODULE_NAMED_BUFFERS", "LAYERS_WITH_BUFFERS", "GRAD_MODE_QUERIES",
 }
 
@@ -1374,6 +1374,17 @@ def test_returns_its_module(name):
 def test_size_method_gives_the_dim_s_size():
     x = torch.randn(4, 1, 6, requires_grad=True) * 2
     assert [getattr(x, api.SIZE_METHOD)(d) for d in (0, -1)] == [4, 6] and api.SIZE_METHOD in api.SEVER_METHODS
+
+
+def test_leaf_attribute_tells_leaves_from_op_results():
+    """True of a leaf that requires grad and of any tensor that does not (a detached one, one
+    made under no_grad); False of an op's result on a tensor that requires grad."""
+    w = torch.randn(3, requires_grad=True)
+    with torch.no_grad():
+        made = w * 2
+    read = lambda t: getattr(t, api.LEAF_ATTRIBUTE)
+    assert read(w) and read(torch.randn(3)) and read((w * 2).detach()) and read(made)
+    assert read(w * 2) is False
 
 
 @pytest.mark.parametrize("name", sorted(api.PLAIN_ATTRIBUTES))

@@ -107,7 +107,7 @@ BUILTINS = frozenset({
     "range", "len", "enumerate", "zip", "list", "tuple", "dict", "set", "sorted", "reversed",
     "iter", "next", "sum", "min", "max", "abs", "float", "int", "str", "bool", "print",
     "isinstance", "hasattr", "getattr", "setattr", "super", "open", "round", "type", "map",
-    "filter", "repr", "format", "any", "all", "id", "hash", "vars", "dir", "object",
+    "filter", "repr", "format", "any", "all", "id", "hash", "vars", "dir", "object", "staticmethod",
 })
 
 
@@ -882,6 +882,27 @@ class Engine(TorchModel, Autograd):
                 value.owner = cls
         st.bind(node.name, cls)
         return st
+
+    def class_of_call(self, vals, node, st) -> Val:
+        """``type("Name", (Base,), {"attr": value})``: a class made by a call, its attributes
+        the dict's (all of its keys known); else unknown."""
+        name, bases, ns = vals
+        if not (type(name) is Const and type(name.value) is str and type(ns) is Box and ns.kind == "dict"
+                and _passed_on(ns, st) and (type(bases) is Tup or type(bases) is Box and bases.kind == "list"
+                                            and type(st.heap.get((bases.oid, "items"))) is Tup)):
+            return UNKNOWN
+        keys = [k.value for k in st.heap[(ns.oid, "kwkeys")].items]
+        if not all(type(k) is str for k in keys):
+            return UNKNOWN
+        bases = list(bases.items if type(bases) is Tup else st.heap[(bases.oid, "items")].items)
+        site = node.__dict__.get("_gg_class")
+        if site is None:  # (one class statement per call site: what makes the class stable)
+            site = node._gg_class = ast.copy_location(
+                ast.ClassDef(name=name.value, bases=[], keywords=[], body=[], decorator_list=[]), node)
+        is_module = any((type(b) is LibRef and (b.qual in api.MODULE_BASES or b.qual in api.MODULE_CONTAINERS
+                                                or b.qual in api.MODULES))
+                        or (type(b) is Class and b.is_module) for b in bases)
+        return Class(site, self.frame.module, bases, {k: st.heap[(ns.oid, ("k", k))] for k in keys}, is_module)
 
     def s_Import(self, node, st):
         for alias in node.names:
@@ -1909,6 +1930,10 @@ class Engine(TorchModel, Autograd):
                 return sizes_of(recv.shape)  # ``x.view(*x.shape[:2], -1)``
             if name == api.RANK_ATTRIBUTE and type(recv.shape) is tuple:
                 return Const(len(recv.shape))
+            if name == api.LEAF_ATTRIBUTE and (recv.leaf or recv.grad == NEVER):
+                return Const(True)  # a leaf, or a tensor that does not require grad
+            if name == api.LEAF_ATTRIBUTE and recv.grad == YES and recv.exact and recv.segs:
+                return Const(False)  # made by an op from a tensor that requires grad
             if name in api.SEVER_ATTRIBUTES:
                 # sizes are numbers; dtype, device and flags are plain values too, never tensors
                 # (``.to(dtype=x.dtype)`` must not make its result "maybe" require grad)
@@ -2447,6 +2472,10 @@ class Engine(TorchModel, Autograd):
             if owner is not None and first is not None:
                 return Super(first, owner)
             return UNKNOWN
+        if name == "staticmethod" and len(vals) == 1 and type(vals[0]) is Func:
+            return vals[0]  # (read off its class, the function itself: no instance bound)
+        if name == "type" and len(vals) == 3:
+            return self.class_of_call(vals, node, st)
         if name == "type" and len(vals) == 1 and type(vals[0]) is Const \
                 and type(vals[0].value) in (int, float, str, bool):
             return Builtin(type(vals[0].value).__name__)
@@ -3367,6 +3396,8 @@ def _isinstance(v: Val, cls: Val) -> Val:
     if type(v) is Const and type(cls) is Builtin and cls.name in ("int", "float", "str", "bool") \
             and type(v.value) in (int, float, str, bool, type(None)):
         return Const(isinstance(v.value, {"int": int, "float": float, "str": str, "bool": bool}[cls.name]))
+    if type(v) in (Tup, Box, Tensor) and type(cls) is Builtin and cls.name in ("int", "float", "str", "bool"):
+        return Const(False)  # ``isinstance(gpus, int)`` of a list of ids
     tensor_class = type(cls) is LibRef and cls.qual in api.TENSOR_CLASSES
     python_class = type(cls) is Builtin and cls.name in _PYTHON_TYPES
     if type(v) is Tensor and (tensor_class or python_class):

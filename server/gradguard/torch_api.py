@@ -372,6 +372,7 @@ NUMEL_METHODS = frozenset({"numel", "nelement"})  # known when every size is
 SHAPE_ATTRIBUTE = "shape"  # x.shape, like x.size(): a tuple of the sizes
 # Attributes that are plain values, not tensors (a dtype, a device, a flag).
 PLAIN_ATTRIBUTES = frozenset({"dtype", "device", "layout", "is_cuda", "requires_grad", "is_leaf"})
+LEAF_ATTRIBUTE = "is_leaf"  # True of a tensor no op that records made: a leaf, or one not requiring grad
 NUMBER_BUILTINS = frozenset({"int", "float", "len", "round"})
 
 # Attributes of built-in layers that are their parameters (requires_grad leaves).
