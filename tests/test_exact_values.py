@@ -30,6 +30,24 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "two log-probs of one ``Bernoulli(probs)`` of a leaf: the logits it took once, freed by the first backward": ("GG101", 7, """\
+        import torch
+        p = torch.tensor(0.3, requires_grad=True)
+        pi = torch.distributions.Bernoulli(probs=p)
+        l1 = pi.log_prob(torch.tensor(1.0))
+        l2 = pi.log_prob(torch.tensor(0.0))
+        l1.backward()
+        l2.backward()
+        """),
+    "two log-probs of one ``Categorical(logits)`` of a leaf: its normalised logits, taken once": ("GG101", 7, """\
+        import torch
+        logits = torch.zeros(4, requires_grad=True)
+        dist = torch.distributions.Categorical(logits=logits)
+        l1 = dist.log_prob(torch.tensor(1))
+        l2 = dist.log_prob(torch.tensor(2))
+        l1.backward()
+        l2.backward()
+        """),
     "``isinstance(ids, int)`` of a list of ids is False: the list's two ids give two losses stacked": ("GG105", 9, """\
         import torch
         def ids(n):
@@ -811,6 +829,15 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "two log-probs of one ``Bernoulli(logits)`` of a leaf, each backwarded once (no node shared)": """\
+        import torch
+        q = torch.tensor(0.3, requires_grad=True)
+        pi = torch.distributions.Bernoulli(logits=q)
+        l1 = pi.log_prob(torch.tensor(1.0))
+        l2 = pi.log_prob(torch.tensor(0.0))
+        l1.backward()
+        l2.backward()
+        """,
     "``.grad`` read only of a leaf (``t.is_leaf and t.grad``) over a non-leaf and a parameter": """\
         import warnings
         import torch

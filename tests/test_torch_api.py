@@ -1306,6 +1306,7 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES", "RENORM_MODULES", "RENORM_FUNCTIONS",
+    "DISTRIBUTION_SHARED_NODES",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
     "PLAIN_ATTRIBUTES", "LEAF_ATTRIBUTE", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
@@ -1414,6 +1415,40 @@ def test_module_parameter_attribute(name):
     for layer in (torch.nn.Linear(2, 3), torch.nn.Conv2d(1, 2, 3)):
         value = getattr(layer, name)
         assert isinstance(value, torch.nn.Parameter) and value.is_leaf and value.requires_grad
+
+
+@pytest.mark.parametrize("name", sorted(api.DISTRIBUTION_SHARED_NODES))
+def test_distribution_built_from_a_parameter_shares_one_node(name):
+    """Built from each listed parameter (a leaf that requires grad; by keyword and at its
+    position), two ``log_prob`` backwards raise "backward a second time": the node made when it
+    was built is shared and freed by the first. Built from a parameter not listed, they do not."""
+    from gradguard.torchdata.generate import _parameter_value
+
+    cls = resolve(name)
+    shared = api.DISTRIBUTION_SHARED_NODES[name]
+    signature = inspect.signature(cls).parameters
+    for param in cls.arg_constraints:
+        if param not in signature:
+            continue
+        required = {p: _parameter_value(cls.arg_constraints[p], False) for p, spec in signature.items()
+                    if spec.default is inspect.Parameter.empty and p in cls.arg_constraints and p != param}
+        value = _parameter_value(cls.arg_constraints[param], True)
+        if value is None or None in required.values():
+            continue
+        try:
+            dist = cls(**required, **{param: value})
+        except (ValueError, TypeError):
+            assert param not in shared
+            continue
+        sample = dist.sample()
+        first, second = dist.log_prob(sample).sum(), dist.log_prob(sample).sum()
+        first.backward()
+        if param in shared:
+            assert list(signature)[shared[param]] == param
+            with pytest.raises(RuntimeError, match="second time"):
+                second.backward()
+        elif second.requires_grad:
+            second.backward()
 
 
 def test_renorm_tables_hold_every_max_norm_of_torch():

@@ -142,6 +142,12 @@ DATA_LOADER_WORKER_KEYWORDS = frozenset({"num_workers", "pin_memory", "persisten
                                          "pin_memory_device", "in_order"})
 # Datasets whose items are the rows of the tensors they were given (``(x[i], y[i])``).
 TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+# Distributions that, built from a parameter (keyword: its position), compute from it a node that
+# saves tensors and that all their methods share (``Bernoulli(probs)``: the logits, taken once;
+# ``Categorical(logits)``: normalised once): a second ``log_prob`` backward meets it freed.
+DISTRIBUTION_SHARED_NODES = {name: {p: pos for p, (pos, shared) in params.items() if shared}
+                             for name, params in _generated["distributions"].items()
+                             if any(shared for _, shared in params.values())}
 # Methods of torch.distributions objects (modelled as the tensors of their parameters) that draw
 # without grad: only rsample() is differentiable. No torch.Tensor method has these names.
 SAMPLE_METHODS = frozenset({"sample", "sample_n"})

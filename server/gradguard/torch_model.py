@@ -301,6 +301,10 @@ class TorchModel:
             return self.backward(node, backward, target, args, kwargs, st)
         inputs = list(args) + list(kwargs.values())  # Categorical(logits=...) passes by keyword
         if any(type(v) is Tensor for v, _ in inputs):
+            if any(type(v) is Tensor and v.grad > NO
+                   for v in _named_arguments(args, kwargs, api.DISTRIBUTION_SHARED_NODES.get(qual, {}))):
+                # ``Bernoulli(probs=p)``: the node it computes of p, which every method uses
+                return self.op(node, inputs, True, st)
             if qual.rsplit(".", 1)[-1][:1].isupper():
                 # a class (a Distribution): an object holding its arguments' graph, no node of
                 # its own (what it computes, log_prob(), is the node, and the thing to detach)
@@ -857,6 +861,12 @@ def in_place_key(layer: Layer) -> tuple:
     """The heap entry of a layer's ``inplace`` flag set after it was built: its construction's
     arguments stand for the layer (layers without parameters are equal by kind)."""
     return ("inplace", id(layer.config))
+
+
+def _named_arguments(args, kwargs, positions: dict) -> list:
+    """The values given for these parameters (name: position), by keyword or position."""
+    return [kwargs[name][0] if name in kwargs else args[pos][0]
+            for name, pos in positions.items() if name in kwargs or len(args) > pos]
 
 
 def _given(args, kwargs, pos: int, keyword: str) -> bool:

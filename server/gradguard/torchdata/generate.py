@@ -1262,6 +1262,75 @@ def link(api: dict, aten: dict) -> None:
             facts["aten"] = by_node.get(facts["grad_fn"])
 
 
+# ----------------------------------------------------------------------------- distributions
+
+def _parameter_value(con, grad: bool):
+    """A value its constraint admits (vectors of 3, 3x3 matrices), a leaf that requires grad
+    when ``grad``; None for a constraint not known here."""
+    from torch.distributions import constraints as c
+    while type(con).__name__ == "_IndependentConstraint":
+        con = con.base_constraint
+    kind = type(con).__name__
+    if con is c.simplex:
+        t = torch.rand(3)
+        t = t / t.sum()
+    elif con in (c.lower_cholesky, c.positive_definite, c.positive_semidefinite):
+        t = torch.eye(3) * 2.0
+    elif con is c.unit_interval or kind == "_Interval" and (con.lower_bound, con.upper_bound) == (0, 1):
+        t = torch.rand(3) * 0.8 + 0.1
+    elif con in (c.positive, c.nonnegative) or kind in ("_GreaterThan", "_GreaterThanEq") and con.lower_bound == 0:
+        t = torch.rand(3) + 0.5
+    elif con in (c.real, c.real_vector):
+        t = torch.randn(3)
+    elif con is c.nonnegative_integer or kind == "_IntegerGreaterThan":
+        return torch.tensor(5.0)  # a count: never differentiated
+    else:
+        return None
+    return t.requires_grad_() if grad else t
+
+
+def _builds_shared_node(cls, name: str):
+    """Whether a distribution given parameter ``name`` (a leaf that requires grad) computes from it,
+    when built, a node that saves tensors and that every later method uses (``Bernoulli(probs)``
+    takes the logits once): two ``log_prob`` backwards then meet it freed. None where the
+    recipe cannot build it."""
+    constraints = cls.arg_constraints
+    given = {}
+    for param, spec in inspect.signature(cls).parameters.items():
+        if param == name or spec.default is inspect.Parameter.empty and param in constraints:
+            value = _parameter_value(constraints[param], param == name)
+            if value is None:
+                return None
+            given[param] = value
+    try:
+        dist = cls(**given)
+        sample = dist.sample()
+        first, second = dist.log_prob(sample).sum(), dist.log_prob(sample).sum()
+    except (ValueError, RuntimeError, TypeError, NotImplementedError):
+        return None
+    if not first.requires_grad:
+        return None
+    first.backward()
+    return _backward(second) == "second_time"
+
+
+def distributions() -> dict:
+    """Per class of ``torch.distributions`` (of parameters declared on the class), the
+    parameters whose node, made when it is built, later methods share."""
+    import torch.distributions as dists
+    out = {}
+    for name in sorted(dists.__all__):
+        cls = getattr(dists, name)
+        if not (isinstance(cls, type) and issubclass(cls, dists.Distribution)) \
+                or not isinstance(cls.__dict__.get("arg_constraints", getattr(cls, "arg_constraints", None)), dict):
+            continue
+        params = list(inspect.signature(cls).parameters)
+        facts = {p: _builds_shared_node(cls, p) for p in cls.arg_constraints if p in params}
+        out[f"torch.distributions.{name}"] = {p: [params.index(p), shared] for p, shared in facts.items()
+                                              if shared is not None}
+    return out
+
+
 def main() -> None:
     aten = aten_facts()
     api = api_facts()
@@ -1269,6 +1338,7 @@ def main() -> None:
     api["result_fields"] = result_fields(aten)
     api["not_writing"] = not_writing()
     api["dtypes"] = dtypes()
+    api["distributions"] = distributions()
     meta = {"torch": torch.__version__, "python": sys.version.split()[0],
             "command": "python -m gradguard.torchdata.generate"}
     for file, data in (("aten.json", aten), ("api.json", api)):
