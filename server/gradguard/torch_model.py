@@ -301,9 +301,11 @@ class TorchModel:
             return self.backward(node, backward, target, args, kwargs, st)
         inputs = list(args) + list(kwargs.values())  # Categorical(logits=...) passes by keyword
         if any(type(v) is Tensor for v, _ in inputs):
-            if any(type(v) is Tensor and v.grad > NO
+            if any(type(v) is Tensor and v.grad > NO and v.leaf
                    for v in _named_arguments(args, kwargs, api.DISTRIBUTION_SHARED_NODES.get(qual, {}))):
-                # ``Bernoulli(probs=p)``: the node it computes of p, which every method uses
+                # ``Bernoulli(probs=p)`` of a leaf p: the node it computes of p, which every method
+                # uses (of a computed p, the graph p carries is shared already, and the object
+                # is no tensor a fix could detach)
                 return self.op(node, inputs, True, st)
             if qual.rsplit(".", 1)[-1][:1].isupper():
                 # a class (a Distribution): an object holding its arguments' graph, no node of
