@@ -30,6 +30,31 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a bare ``torch.set_grad_enabled(False)`` in a function called last epoch: this epoch's loss has no graph": ("GG104", 14, """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        def evaluate(x):
+            torch.set_grad_enabled(False)
+            return (x * w).sum().item()
+        def train(x):
+            loss = (x * w).sum()
+            return loss
+        x = torch.randn(3)
+        for epoch in range(2):
+            loss = train(x)
+            evaluate(x)
+            loss = train(x)
+            loss.backward()
+        """),
+    "a weighted sum over the losses a dict holds, filtered by ``if k in losses``: a vector stacked of two": ("GG105", 7, """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        losses = {"a": (w * w).sum(), "b": torch.stack([w.sum(), w.mean()])}
+        weights = {"a": 1.0, "b": 0.5, "c": 2.0}
+        total = sum([v * losses[k] for k, v in weights.items() if k in losses])
+        print(total.shape)
+        total.backward()
+        """),
     "two log-probs of one ``Bernoulli(probs)`` of a leaf: the logits it took once, freed by the first backward": ("GG101", 7, """\
         import torch
         p = torch.tensor(0.3, requires_grad=True)
@@ -829,6 +854,54 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "a bare ``torch.set_grad_enabled(False)`` in evaluation, switched back on by the training function": """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        def evaluate(x):
+            torch.set_grad_enabled(False)
+            return (x * w).sum().item()
+        def train(x):
+            torch.set_grad_enabled(True)
+            loss = (x * w).sum()
+            return loss
+        x = torch.randn(3)
+        for epoch in range(2):
+            evaluate(x)
+            loss = train(x)
+            loss.backward()
+        """,
+    "a ``return`` inside ``with torch.no_grad()``: leaving the block restores the mode": """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        def accuracy(x):
+            with torch.no_grad():
+                return (x * w).sum().item()
+        x = torch.randn(3)
+        for epoch in range(2):
+            accuracy(x)
+            loss = (x * w).sum()
+            loss.backward()
+        """,
+    "evaluation under ``@torch.no_grad()``: the decorator restores the mode on return": """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        @torch.no_grad()
+        def evaluate(x):
+            return (x * w).sum().item()
+        x = torch.randn(3)
+        for epoch in range(2):
+            evaluate(x)
+            loss = (x * w).sum()
+            loss.backward()
+        """,
+    "a weighted sum over the dict's losses the filter keeps: both scalars": """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        losses = {"a": (w * w).sum(), "b": torch.stack([w.sum(), w.mean()])}
+        weights = {"a": 1.0, "c": 2.0}
+        total = sum([v * losses[k] for k, v in weights.items() if k in losses])
+        total.backward()
+        """,
     "two log-probs of one ``Bernoulli(logits)`` of a leaf, each backwarded once (no node shared)": """\
         import torch
         q = torch.tensor(0.3, requires_grad=True)

@@ -776,6 +776,7 @@ class Engine(TorchModel, Autograd):
                     self.grad_off.append(item.context_expr)
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, UNKNOWN if type(ctx) is GradCtx else ctx, st)
+        returns = len(self.frame.returns)
         try:
             out = self.block(node.body, st)
         finally:
@@ -783,6 +784,8 @@ class Engine(TorchModel, Autograd):
             self.inference, self.mutation_allowed = inference, mutation
         if out is not None:
             out.grad = grad
+        for _, s in self.frame.returns[returns:]:
+            s.grad = grad  # (a ``return`` inside the block leaves it: the mode is restored)
         return out
 
     s_AsyncWith = s_With
@@ -1363,8 +1366,11 @@ class Engine(TorchModel, Autograd):
             if counter.start == const.value:
                 return Const(type(node.ops[0]) is ast.NotEq)
         if len(rights) == 1 and type(node.ops[0]) in (ast.In, ast.NotIn) and type(left) is Const \
-                and type(rights[0]) is Box and rights[0].kind == "dict" and has_key(st, rights[0], left.value):
-            return Const(type(node.ops[0]) is ast.In)  # (a key not known present may still be there)
+                and type(rights[0]) is Box and rights[0].kind == "dict":
+            if has_key(st, rights[0], left.value):
+                return Const(type(node.ops[0]) is ast.In)  # (a key not known present may still be there)
+            if _passed_on(rights[0], st):  # its keys are all known: this one is not among them
+                return Const(type(node.ops[0]) is ast.NotIn)
         if len(rights) == 1 and type(node.ops[0]) in (ast.Is, ast.IsNot) and type(left) is Builtin \
                 and type(rights[0]) is Builtin:
             return Const((left.name == rights[0].name) == (type(node.ops[0]) is ast.Is))
@@ -1541,7 +1547,7 @@ class Engine(TorchModel, Autograd):
         does not apply): each element computed from its own item, in a context of its own (as
         ``each_step``), so the list is known item by item too, each element's graph its own."""
         gen = node.generators[0]
-        if len(node.generators) != 1 or gen.ifs or gen.is_async or not _read_again_freely(gen.iter):
+        if len(node.generators) != 1 or gen.is_async or not _read_again_freely(_mapping_of(gen.iter)):
             return None
         iterable = self.ev(gen.iter, st)
         if _summary_items(iterable):  # (a ModuleList's one block standing for several: not one item)
@@ -1551,6 +1557,21 @@ class Engine(TorchModel, Autograd):
             return None
         frame = self.frame
         outer_ctx = frame.ctx
+        if gen.ifs:  # ``[w * losses[k] for k, w in weights.items() if k in losses]``: the items
+            kept = []  # each condition keeps, when it is known for each item
+            for item in items:
+                inner = st.copy()
+                if inner.locals is None:
+                    inner.locals = {}
+                self.assign(gen.target, item, inner)
+                verdicts = {truth(self.ev(test, inner)) for test in gen.ifs}
+                if None in verdicts:
+                    return None
+                if False not in verdicts:
+                    kept.append(item)
+            if not kept:
+                return None
+            items = kept
         values = []
         for k, item in enumerate(items):
             frame.ctx = (((node, k),) + outer_ctx)[:CONTEXT_DEPTH]
@@ -1582,11 +1603,7 @@ class Engine(TorchModel, Autograd):
         if len(node.generators) != 1 or gen.ifs or gen.is_async:
             return None
         if outer is None:
-            over = gen.iter
-            if type(over) is ast.Call and type(over.func) is ast.Attribute and over.func.attr in _MAPPING_VIEWS \
-                    and not over.args and not over.keywords:
-                over = over.func.value  # ``d.items()``: read again at no cost, as ``d`` is
-            if not isinstance(over, (ast.Name, ast.Attribute)):
+            if not isinstance(_mapping_of(gen.iter), (ast.Name, ast.Attribute)):
                 return None
             outer = self.ev(gen.iter, st)
         key_expr, value_expr = pair if pair is not None else (node.key, node.value)
@@ -2110,6 +2127,9 @@ class Engine(TorchModel, Autograd):
             return self.call(callee.func, list(callee.args) + list(args), {**callee.kwargs, **kwargs}, node, st)
         if t is Builtin:
             return self.builtin_call(callee.name, args, kwargs, node, st)
+        for v, _ in [*args, *kwargs.values()]:
+            if type(v) is Box:  # (unresolved code may add keys or items to it)
+                forget_items(st, v)
         return self.unknown_call(args, kwargs)
 
     def run_hooks(self, module: Val, args, out: Val, node, st: State) -> Val:
@@ -2226,6 +2246,10 @@ class Engine(TorchModel, Autograd):
             self.killed = True  # every path through the callee raises
             return UNKNOWN
         st.adopt(end)
+        if fn.grad_mode is None and end.grad != grad:
+            # a bare ``torch.set_grad_enabled(False)`` in the callee switches the mode for the
+            # whole process, past its return (a decorator's mode is restored on return)
+            st.grad = end.grad
         if shared:
             st.globals = end.globals
             st.owned = (st.owned & ~GLOBALS) | (end.owned & GLOBALS)
@@ -2236,7 +2260,7 @@ class Engine(TorchModel, Autograd):
         for v, _ in results:
             value = v if value is None else join(value, v)
         value = value if value is not None else NONE
-        if key is not None and _plain(value) and before == (end.heap, end.freed, end.wfreed, len(self.segs),
+        if key is not None and _plain(value) and end.grad == grad and before == (end.heap, end.freed, end.wfreed, len(self.segs),
                                                              len(self.reports), len(self.trained)):
             _remember(key, value)
         return value
@@ -3807,6 +3831,14 @@ def _known_length(v: Val, st: State):
             and all(_module_item(c) for c in v.children) and _counted(v):
         return len(v.children)
     return None
+
+
+def _mapping_of(node):
+    """``d`` of ``d.items()`` (a view is read again at no cost, as ``d`` is); else the node."""
+    if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in _MAPPING_VIEWS \
+            and not node.args and not node.keywords:
+        return node.func.value
+    return node
 
 
 def _read_again_freely(node) -> bool:
