@@ -30,6 +30,16 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "``x.requires_grad`` of a leaf that requires grad is True: the flag kept in a list freezes nothing": ("GG101", 8, """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        flags = [w.requires_grad]
+        if not flags[0]:
+            w.requires_grad_(False)
+        y = (w * w).sum()
+        y.backward()
+        y.backward()
+        """),
     "a bare ``torch.set_grad_enabled(False)`` in a function called last epoch: this epoch's loss has no graph": ("GG104", 14, """\
         import torch
         w = torch.randn(3, requires_grad=True)

@@ -1935,7 +1935,10 @@ class Engine(TorchModel, Autograd):
         if t is Tensor:
             if name == api.GRAD_ATTRIBUTE:
                 # (read back through a container or a loop, its segments may be aged copies)
-                retained = any(("retained", s) in st.heap or ("retained", s.current) in st.heap for s in recv.segs)
+                # (retained: the tensor ``retain_grad()`` was called on, every node of its graph
+                # marked; a view or result of it adds a node of its own, whose .grad stays None)
+                retained = bool(recv.segs) and all(("retained", s) in st.heap or ("retained", s.current) in st.heap
+                                                   for s in recv.segs)
                 self.emit("read_grad", node, st, (recv,), target=_receiver(node), detail="retained" if retained else "")
                 if not (recv.leaf or retained) and recv.grad == YES and recv.exact and recv.roots:
                     return UNFILLED_GRAD  # a backward never fills it
@@ -1951,6 +1954,9 @@ class Engine(TorchModel, Autograd):
                 return Const(True)  # a leaf, or a tensor that does not require grad
             if name == api.LEAF_ATTRIBUTE and recv.grad == YES and recv.exact and recv.segs:
                 return Const(False)  # made by an op from a tensor that requires grad
+            if name == api.REQUIRES_GRAD and recv.exact and (recv.grad == NEVER or recv.grad == YES and not any(
+                    (r, "frozen") in st.heap for r in recv.roots)):
+                return Const(recv.grad == YES)  # ``grad_required.append(x.requires_grad)``
             if name in api.SEVER_ATTRIBUTES:
                 # sizes are numbers; dtype, device and flags are plain values too, never tensors
                 # (``.to(dtype=x.dtype)`` must not make its result "maybe" require grad)

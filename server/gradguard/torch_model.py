@@ -586,6 +586,10 @@ class TorchModel:
                 # forms, the node saves what it wrote (a later write in place spoils it)
                 out = self.op(node, [(t, recv)] + list(args), True, st, keeps="result", storage=t.storage)
                 out.shape = t.shape
+                if t.segs and all(("retained", s) in st.heap for s in t.segs):
+                    heap = st.own_heap()  # (torch keeps ``retain_grad()`` through a write in place)
+                    for seg in out.segs - t.segs:
+                        heap[("retained", seg)] = Const(True)
                 return out
             return t
         if name == api.RETAIN_GRAD:  # .grad of this non-leaf will be kept
