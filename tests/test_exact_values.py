@@ -30,6 +30,17 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "``zip(*(x.chunk(2) for x in inputs))``: the call runs the generator first, each input's two chunks known": ("GG105", 9, """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        def replica(a, b):
+            return (a * w).sum() + (b * w).mean()
+        inputs = (torch.randn(4, 3), torch.randn(4, 3))
+        chunks = zip(*(x.chunk(2) for x in inputs))
+        losses = torch.stack([replica(*part) for part in chunks])
+        print(losses.shape)
+        losses.backward()
+        """),
     "``x.requires_grad`` of a leaf that requires grad is True: the flag kept in a list freezes nothing": ("GG101", 8, """\
         import torch
         w = torch.randn(3, requires_grad=True)

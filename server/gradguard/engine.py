@@ -1201,6 +1201,11 @@ class Engine(TorchModel, Autograd):
         for a in node.args:
             if type(a) is ast.Starred:
                 spread = self.ev(a.value, st)
+                if type(spread) is Iter and spread.wrap is not None and spread.wrap[0] == "genexp":
+                    # ``f(*(x.chunk(n) for x in inputs))``: the call runs the generator to its
+                    # end first, each item in turn (when they are known)
+                    made = self.list_per_item(spread.wrap[1], st, outer=spread.wrap[2])
+                    spread = made if made is not None else spread
                 if type(spread) is Alt and fork is None and all(type(o) is Tup for o in spread.options):
                     fork = (len(args), spread, a.value)  # ``f(*inputs)`` of tuples of two lengths: each
                     continue
@@ -1541,15 +1546,15 @@ class Engine(TorchModel, Autograd):
             return v.like(self.keyed(x, key, st) for x in v.items)
         return v
 
-    def list_per_item(self, node, st) -> Optional[Box]:
+    def list_per_item(self, node, st, outer=None) -> Optional[Box]:
         """``[repackage(h) for h in hidden]``, ``[model(x) for model in models]`` over a few items
         known one by one (its iterable a name or an attribute, read again at no cost when this
         does not apply): each element computed from its own item, in a context of its own (as
         ``each_step``), so the list is known item by item too, each element's graph its own."""
         gen = node.generators[0]
-        if len(node.generators) != 1 or gen.is_async or not _read_again_freely(_mapping_of(gen.iter)):
+        if len(node.generators) != 1 or gen.is_async or outer is None and not _read_again_freely(_mapping_of(gen.iter)):
             return None
-        iterable = self.ev(gen.iter, st)
+        iterable = self.ev(gen.iter, st) if outer is None else outer
         if _summary_items(iterable):  # (a ModuleList's one block standing for several: not one item)
             return None
         items = self.known_items(iterable, st)
