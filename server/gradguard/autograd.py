@@ -72,7 +72,7 @@ class Autograd:
             return Tensor(NEVER if never else NO, exact=all(t.exact for t, _ in ts),
                           why=frozenset().union(*(t.why for t, _ in ts)) if never else frozenset(),
                           storage=fresh if fresh is not None else self.fresh_storage(site, st), strided=strided)
-        roots = frozenset().union(*(t.roots for t, _ in ts))
+        roots = ts[0][0].roots if len(ts) == 1 else frozenset().union(*(t.roots for t, _ in ts))
         seg = self.new_seg(site, saves, roots)
         info = st.freed.get(seg) if self.frame.truncated else None
         if info is not None and info.inplace is None:
@@ -81,21 +81,26 @@ class Autograd:
             del st.freed[seg]
         if not seg.direct and any(t.leaf and t.roots for t, _ in ts):
             seg.direct = True  # consumes a requires_grad leaf (a parameter) itself
-        below = frozenset().union(*(t.segs for t, _ in ts))
-        if not below <= seg.deps:
+        below = ts[0][0].segs if len(ts) == 1 else frozenset().union(*(t.segs for t, _ in ts))
+        if not seg.deps:
+            seg.deps = below
+        elif not below <= seg.deps:
             seg.deps = seg.deps | below
         via = _merge_entries(ts)
         out = storage if storage is not None else seg
         if keeps is not None:
             self.keep(seg, _kept(keeps, [t for t, _ in ts], out), st)
-        weak = frozenset().union(*(t.weak for t, _ in ts))
-        if weak:  # held for sure by one input: walked for sure
-            weak -= frozenset().union(*(t.segs - t.weak for t, _ in ts))
-        maybe = _NONE_MAYBE
-        for t, _ in ts:
-            if t.maybe:  # (likewise; rare: a branch cut a graph)
-                maybe = frozenset().union(*(t.maybe for t, _ in ts)) - frozenset().union(*(t.segs - t.maybe for t, _ in ts))
-                break
+        if len(ts) == 1:  # (one input: its weak and maybe segments are the result's)
+            weak, maybe = ts[0][0].weak, ts[0][0].maybe
+        else:
+            weak = frozenset().union(*(t.weak for t, _ in ts))
+            if weak:  # held for sure by one input: walked for sure
+                weak -= frozenset().union(*(t.segs - t.weak for t, _ in ts))
+            maybe = _NONE_MAYBE
+            for t, _ in ts:
+                if t.maybe:  # (likewise; rare: a branch cut a graph)
+                    maybe = frozenset().union(*(t.maybe for t, _ in ts)) - frozenset().union(*(t.segs - t.maybe for t, _ in ts))
+                    break
         return Tensor(grad if st.grad else MAYBE, False, below | {seg}, roots, via,
                       all(t.exact for t, _ in ts), weak, storage=out, maybe=maybe, strided=strided)
 
