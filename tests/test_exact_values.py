@@ -30,6 +30,26 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "``hasattr(self, \"neck\")`` of a module built without one is False: only the frozen backbone runs": ("GG104", 18, """\
+        import torch
+        import torch.nn as nn
+        class Detector(nn.Module):
+            def __init__(self, neck=None):
+                super().__init__()
+                self.backbone = nn.Linear(3, 3)
+                if neck is not None:
+                    self.neck = neck
+                for p in self.backbone.parameters():
+                    p.requires_grad = False
+            def forward(self, x):
+                x = self.backbone(x)
+                if hasattr(self, "neck"):
+                    x = self.neck(x)
+                return x.sum()
+        det = Detector()
+        loss = det(torch.randn(2, 3))
+        loss.backward()
+        """),
     "``zip(*(x.chunk(2) for x in inputs))``: the call runs the generator first, each input's two chunks known": ("GG105", 9, """\
         import torch
         w = torch.randn(3, requires_grad=True)
@@ -875,6 +895,26 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "``hasattr(self, \"neck\")`` of a module built with one: the neck trains": """\
+        import torch
+        import torch.nn as nn
+        class Detector(nn.Module):
+            def __init__(self, neck=None):
+                super().__init__()
+                self.backbone = nn.Linear(3, 3)
+                if neck is not None:
+                    self.neck = neck
+                for p in self.backbone.parameters():
+                    p.requires_grad = False
+            def forward(self, x):
+                x = self.backbone(x)
+                if hasattr(self, "neck"):
+                    x = self.neck(x)
+                return x.sum()
+        det = Detector(neck=nn.Linear(3, 3))
+        loss = det(torch.randn(2, 3))
+        loss.backward()
+        """,
     "a bare ``torch.set_grad_enabled(False)`` in evaluation, switched back on by the training function": """\
         import torch
         w = torch.randn(3, requires_grad=True)

@@ -1306,7 +1306,7 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES", "RENORM_MODULES", "RENORM_FUNCTIONS",
-    "DISTRIBUTION_SHARED_NODES",
+    "DISTRIBUTION_SHARED_NODES", "MODULE_MEMBERS",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
     "PLAIN_ATTRIBUTES", "LEAF_ATTRIBUTE", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
@@ -1415,6 +1415,20 @@ def test_module_parameter_attribute(name):
     for layer in (torch.nn.Linear(2, 3), torch.nn.Conv2d(1, 2, 3)):
         value = getattr(layer, name)
         assert isinstance(value, torch.nn.Parameter) and value.is_leaf and value.requires_grad
+
+
+def test_module_members_are_what_every_module_has():
+    """``hasattr(m, name)`` is True of each listed name for a bare ``nn.Module`` and of a
+    subclass's instance built by ``super().__init__()``; a name not listed is not there."""
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+
+    bare, net = nn.Module(), Net()
+    assert api.MODULE_MEMBERS == set(dir(bare))
+    assert all(hasattr(bare, n) and hasattr(net, n) for n in api.MODULE_MEMBERS)
+    assert {"training", "forward", "parameters", "_modules", "__call__"} <= api.MODULE_MEMBERS
+    assert not hasattr(net, "neck") and "neck" not in api.MODULE_MEMBERS
 
 
 @pytest.mark.parametrize("name", sorted(api.DISTRIBUTION_SHARED_NODES))

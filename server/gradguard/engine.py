@@ -48,6 +48,8 @@ MAX_CALL_DEPTH = 12
 # A function may run inside itself this many times (``repackage_hidden`` recurses once into the
 # tuple it was given); deeper, its result is unknown.
 MAX_RECURSION = 3
+BUILT = "$built"  # the heap slot saying an object's __init__ ran to its end, every attribute it set seen
+_PLAIN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 LAYER_BASE = "$layer"  # the heap slot of the torch layer a project's subclass of one is built on
 MAX_UNROLLED = 64  # loops over a model's known submodules unroll, up to this many
 MAX_UNROLLED_RANGE = 4  # ``range(n)`` of a known n up to this unrolls: each pass knows its i
@@ -2322,8 +2324,12 @@ class Engine(TorchModel, Autograd):
         generated = cls.fields is not None and type(cls.attrs.get("__init__")) is not Func
         init = not generated and cls.lookup("__init__")
         if type(init) is Func:
+            cut = len(self.truncated)
+            whole = len(self.frames) < MAX_CALL_DEPTH and sum(f.func is init for f in self.frames) < MAX_RECURSION
             self.invoke(init, [obj] + [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()},
                         st, node, bound=True)
+            if whole and len(self.truncated) == cut:
+                st.own_heap()[(obj.oid, BUILT)] = Const(True)  # its __init__ ran to its end
         elif generated:
             self.init_fields(obj, cls, args, kwargs, node, st)
         elif _layer_base(cls) is not None:  # ``class WSConv2d(nn.Conv2d): ...`` without an __init__
@@ -2525,7 +2531,10 @@ class Engine(TorchModel, Autograd):
         if name == "hasattr" and len(vals) == 2 and type(vals[0]) is Obj and type(vals[1]) is Const \
                 and isinstance(vals[1].value, str) and (vals[0].cls.lookup(vals[1].value) is not None
                                                          or (vals[0].oid, vals[1].value) in st.heap):
-            return Const(True)  # a method of its class, or an attribute set on it (absent: unknown)
+            return Const(True)  # a method of its class, or an attribute set on it
+        if name == "hasattr" and len(vals) == 2 and type(vals[0]) is Obj and type(vals[1]) is Const \
+                and isinstance(vals[1].value, str) and _attributes_known(vals[0], vals[1].value, st):
+            return Const(False)  # ``hasattr(self, "neck")`` of a detector built without one
         if name == "hasattr" and len(vals) == 2 and type(vals[0]) is Tensor and type(vals[1]) is Const \
                 and isinstance(vals[1].value, str) and api.tensor_has(vals[1].value):
             return Const(True)  # ``v.item() if hasattr(v, "item") else v``
@@ -3050,6 +3059,33 @@ class Engine(TorchModel, Autograd):
 _PLAIN = (Const, Unknown, LibRef, Builtin, Func, Class, ModRef, After)
 _PLAIN_CALLS: dict = {}
 MAX_PLAIN_CALLS = 50_000
+
+
+def _attributes_known(obj: Obj, name: str, st: State) -> bool:
+    """Every attribute ``obj`` may have is known, and ``name`` is not one: one object (not one of
+    several) whose ``__init__`` the analysis ran to its end, of project classes over ``object``
+    or ``nn.Module`` only, none of whose modules sets attributes by a computed name, and that no
+    code registered a module or buffer on under a name the analysis did not know."""
+    if obj.some or (obj.oid, BUILT) not in st.heap or (obj.oid, name) in st.heap \
+            or obj.cls.lookup(name) is not None or obj.cls.lookup("__getattr__") is not None \
+            or obj.cls.is_module and name in api.MODULE_MEMBERS:
+        return False
+    classes, seen = [obj.cls], set()
+    while classes:
+        cls = classes.pop()
+        if id(cls) in seen:
+            continue
+        seen.add(id(cls))
+        text = cls.module.text
+        if "setattr" in text or "__dict__" in text or "vars(" in text:
+            return False
+        for base in cls.bases:
+            if type(base) is Class:
+                classes.append(base)
+            elif not (type(base) is LibRef and base.qual in _PLAIN_MODULE or type(base) is Builtin
+                      and base.name == "object"):
+                return False
+    return not any(type(k[1]) is str and k[1].startswith("$registered") for k in st.heap if k[0] == obj.oid)
 
 
 def _may_write(module, attr: str) -> bool:

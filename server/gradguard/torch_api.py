@@ -142,6 +142,8 @@ DATA_LOADER_WORKER_KEYWORDS = frozenset({"num_workers", "pin_memory", "persisten
                                          "pin_memory_device", "in_order"})
 # Datasets whose items are the rows of the tensors they were given (``(x[i], y[i])``).
 TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+# What every ``nn.Module`` instance has (its class's members, what ``Module.__init__`` sets).
+MODULE_MEMBERS = frozenset(_generated["module_members"])
 # Distributions that, built from a parameter (keyword: its position), compute from it a node that
 # saves tensors and that all their methods share (``Bernoulli(probs)``: the logits, taken once;
 # ``Categorical(logits)``: normalised once): a second ``log_prob`` backward meets it freed.

@@ -1331,6 +1331,12 @@ def distributions() -> dict:
     return out
 
 
+def module_members() -> list:
+    """The names an ``nn.Module`` instance has before its own ``__init__`` adds any: its class's
+    members and what ``nn.Module.__init__`` sets (``hasattr(m, name)`` is True of every one)."""
+    return sorted(set(dir(torch.nn.Module())))
+
+
 def main() -> None:
     aten = aten_facts()
     api = api_facts()
@@ -1339,6 +1345,7 @@ def main() -> None:
     api["not_writing"] = not_writing()
     api["dtypes"] = dtypes()
     api["distributions"] = distributions()
+    api["module_members"] = module_members()
     meta = {"torch": torch.__version__, "python": sys.version.split()[0],
             "command": "python -m gradguard.torchdata.generate"}
     for file, data in (("aten.json", aten), ("api.json", api)):
