@@ -430,7 +430,28 @@ class Engine(TorchModel, Autograd):
             obj = st.lookup(root.id) if type(root) is ast.Name else None
             if type(obj) is Obj and not any(self._written(attr) for attr in chain):
                 return ("path", obj.oid, tuple(reversed(chain))), positive
+            if type(root) is ast.Name and (st.locals is None or root.id not in st.locals) \
+                    and self._global_held(root.id) and not any(self._written(attr) for attr in chain):
+                # ``opt.vgg_loss`` of a module's global options: the same all through this call
+                return ("global path", self.frame.module.path, root.id, tuple(reversed(chain))), positive
         return None
+
+    def _global_held(self, name: str) -> bool:
+        """A function's global ``name`` cannot be rebound while this call runs: every function
+        that declares it ``global`` is one of the calls this one runs in (``main()``, suspended
+        until it returns), and the module's own statements are too."""
+        fn = self.frame.func
+        module = self.frame.module
+        if fn is None or fn.module is not module:
+            return False
+        lines = module.global_lines.get(name)
+        if lines is None:
+            lines = module.global_lines[name] = _global_declarations(module.text, name)
+        if not lines:
+            return True
+        callers = [f.func.node for f in self.frames if f.func is not None and f.func.module is module]
+        return all(not fn.node.lineno <= line <= fn.node.end_lineno
+                   and any(c.lineno <= line <= c.end_lineno for c in callers) for line in lines)
 
     def _settled(self, scope) -> frozenset:
         module = self.frame.module
@@ -3059,6 +3080,14 @@ class Engine(TorchModel, Autograd):
 _PLAIN = (Const, Unknown, LibRef, Builtin, Func, Class, ModRef, After)
 _PLAIN_CALLS: dict = {}
 MAX_PLAIN_CALLS = 50_000
+
+
+def _global_declarations(text: str, name: str) -> tuple:
+    """The lines (1-based) of ``text`` that declare ``name`` global."""
+    if "global" not in text or name not in text:
+        return ()
+    return tuple(n for n, line in enumerate(text.split("\n"), 1) if line.lstrip().startswith("global ")
+                 and name in (part.strip() for part in line.lstrip()[7:].split("#")[0].split(",")))
 
 
 def _attributes_known(obj: Obj, name: str, st: State) -> bool:

@@ -33,6 +33,7 @@ class ModuleInfo:
         self.unwalked: list = []  # the functions ``written`` has not looked into: bodies not parsed yet
         self.writes: dict = {}  # attribute -> whether ``written`` has it (or ``"*"``)
         self.settled: dict = {}
+        self.global_lines: dict = {}  # name -> the lines of the text that declare it ``global``
         self.binds_unseen: Optional[bool] = None  # whether code may bind names unseen (``import *``, ``exec``)
 
     def release(self, *namespaces: dict) -> None:
