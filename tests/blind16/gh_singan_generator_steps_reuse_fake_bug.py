@@ -57,12 +57,12 @@ def train_single_scale(netD, netG, real, niter=2, Dsteps=3, Gsteps=3, alpha=10):
             netD.zero_grad()
             output = netD(real)
             errD_real = -output.mean()
-            errD_real.backward(retain_graph=True)
+            errD_real.backward(retain_graph=True)  # expect: GG203
             noise = noise_ + prev
             fake = netG(noise.detach(), prev)
             output = netD(fake.detach())
             errD_fake = output.mean()
-            errD_fake.backward(retain_graph=True)
+            errD_fake.backward(retain_graph=True)  # expect: GG203
             optimizerD.step()
         # (2) Update G network: maximize D(G(z))
         for j in range(Gsteps):
@@ -71,7 +71,7 @@ def train_single_scale(netD, netG, real, niter=2, Dsteps=3, Gsteps=3, alpha=10):
             errG = -output.mean()
             errG.backward(retain_graph=True)  # expect: GG103
             rec_loss = alpha * loss(netG(z_opt.detach(), prev), real)
-            rec_loss.backward(retain_graph=True)
+            rec_loss.backward(retain_graph=True)  # expect: GG203
             optimizerG.step()
         print(epoch, errD_real.item(), errD_fake.item(), errG.item(), rec_loss.item())
 

@@ -1,9 +1,10 @@
 # Source: https://github.com/tamarott/SinGAN/issues/110
 """SinGAN's `train_single_scale` (main_train.py) on torch >= 1.5: the discriminator steps make
 `fake = netG(noise.detach(), prev)`; here each generator step makes its own `fake` from the
-current weights before `errG.backward(retain_graph=True)` and `optimizerG.step()` (the fix for the
+current weights before `errG.backward()` and `optimizerG.step()` (the fix for the
 "modified by an inplace operation" error the issue reports), so no step walks a graph whose
-saved weights an earlier step rewrote. One
+saved weights an earlier step rewrote; no loss is backwarded twice, so no backward keeps its graph
+(the repository's `retain_graph=True` everywhere is dropped). One
 scale of SinGAN with small conv blocks, a random image, and the WGAN-GP losses of the repository
 (the reconstruction loss kept, the gradient penalty left out)."""
 import torch
@@ -55,12 +56,12 @@ def train_single_scale(netD, netG, real, niter=2, Dsteps=3, Gsteps=3, alpha=10):
             netD.zero_grad()
             output = netD(real)
             errD_real = -output.mean()
-            errD_real.backward(retain_graph=True)
+            errD_real.backward()
             noise = noise_ + prev
             fake = netG(noise.detach(), prev)
             output = netD(fake.detach())
             errD_fake = output.mean()
-            errD_fake.backward(retain_graph=True)
+            errD_fake.backward()
             optimizerD.step()
         # (2) Update G network: maximize D(G(z))
         for j in range(Gsteps):
@@ -68,9 +69,9 @@ def train_single_scale(netD, netG, real, niter=2, Dsteps=3, Gsteps=3, alpha=10):
             fake = netG(noise.detach(), prev)
             output = netD(fake)
             errG = -output.mean()
-            errG.backward(retain_graph=True)
+            errG.backward()
             rec_loss = alpha * loss(netG(z_opt.detach(), prev), real)
-            rec_loss.backward(retain_graph=True)
+            rec_loss.backward()
             optimizerG.step()
         print(epoch, errD_real.item(), errD_fake.item(), errG.item(), rec_loss.item())
 
