@@ -30,6 +30,53 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a loop over every parameter writing each in place: the retained graph saved the weights": ("GG103", 8, """\
+        import torch
+        net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 3))
+        loss = net(torch.randn(2, 3)).pow(2).sum()
+        loss.backward(retain_graph=True)
+        with torch.no_grad():
+            for p in net.parameters():
+                p.add_(p.grad * 0.1)
+        loss.backward()
+        """),
+    "``p -= lr * p.grad`` over every parameter: the retained graph saved the weights": ("GG103", 8, """\
+        import torch
+        net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 3))
+        loss = net(torch.randn(2, 3)).pow(2).sum()
+        loss.backward(retain_graph=True)
+        with torch.no_grad():
+            for p in net.parameters():
+                p -= 0.1 * p.grad
+        loss.backward()
+        """),
+    "``nn.Embedding.from_pretrained(w)`` is frozen unless told otherwise: a loss of it alone has no graph": ("GG104", 5, """\
+        import torch
+        import torch.nn as nn
+        emb = nn.Embedding.from_pretrained(torch.randn(5, 3))
+        loss = emb(torch.tensor([0, 1])).pow(2).sum()
+        loss.backward()
+        """),
+    "``scaler.scale(loss)`` keeps the loss's graph: the same loss scaled and backwarded twice": ("GG101", 6, """\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        scaler = torch.amp.GradScaler("cpu", enabled=False)
+        loss = (w * w).sum()
+        scaler.scale(loss).backward()
+        scaler.scale(loss).backward()
+        """),
+    "``scaler.step(opt)`` is the optimizer's step: the retained graph saved the weights it changed": ("GG103", 10, """\
+        import torch
+        net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 3))
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        scaler = torch.amp.GradScaler("cpu", enabled=False)
+        loss = net(torch.randn(2, 3)).pow(2).sum()
+        scaler.scale(loss).backward(retain_graph=True)
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad()
+        scaler.scale(loss).backward()
+        """),
     "``hasattr(self, \"neck\")`` of a module built without one is False: only the frozen backbone runs": ("GG104", 18, """\
         import torch
         import torch.nn as nn
@@ -895,6 +942,36 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "manual SGD over every parameter, each iteration its own loss": """\
+        import torch
+        net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 3))
+        for _ in range(3):
+            loss = net(torch.randn(2, 3)).pow(2).sum()
+            net.zero_grad()
+            loss.backward()
+            with torch.no_grad():
+                for p in net.parameters():
+                    p -= 0.1 * p.grad
+        """,
+    "``nn.Embedding.from_pretrained(w, freeze=False)`` trains its weight": """\
+        import torch
+        import torch.nn as nn
+        emb = nn.Embedding.from_pretrained(torch.randn(5, 3), freeze=False)
+        loss = emb(torch.tensor([0, 1])).pow(2).sum()
+        loss.backward()
+        """,
+    "AMP's loop: scale, backward, step, update, each iteration its own loss": """\
+        import torch
+        lin = torch.nn.Linear(3, 3)
+        opt = torch.optim.SGD(lin.parameters(), lr=0.1)
+        scaler = torch.amp.GradScaler("cpu", enabled=False)
+        for _ in range(2):
+            opt.zero_grad()
+            loss = lin(torch.randn(2, 3)).pow(2).sum()
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        """,
     "``hasattr(self, \"neck\")`` of a module built with one: the neck trains": """\
         import torch
         import torch.nn as nn

@@ -1306,7 +1306,8 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES", "RENORM_MODULES", "RENORM_FUNCTIONS",
-    "DISTRIBUTION_SHARED_NODES", "MODULE_MEMBERS",
+    "DISTRIBUTION_SHARED_NODES", "MODULE_MEMBERS", "GRAD_SCALERS", "GRAD_SCALER_SCALE", "GRAD_SCALER_STEP",
+    "PRETRAINED_LAYERS", "PRETRAINED_FREEZE",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
     "PLAIN_ATTRIBUTES", "LEAF_ATTRIBUTE", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
@@ -1415,6 +1416,38 @@ def test_module_parameter_attribute(name):
     for layer in (torch.nn.Linear(2, 3), torch.nn.Conv2d(1, 2, 3)):
         value = getattr(layer, name)
         assert isinstance(value, torch.nn.Parameter) and value.is_leaf and value.requires_grad
+
+
+@pytest.mark.parametrize("name", sorted(api.GRAD_SCALERS))
+def test_grad_scaler_scale_keeps_the_loss_and_step_is_the_optimizers(name):
+    """A disabled scaler's ``scale`` returns the loss itself; an enabled one multiplies it by a
+    scale that requires no grad, so the loss's own nodes are what a backward walks. ``step``
+    steps the optimizer."""
+    import warnings
+    cls = resolve(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scaler = cls(enabled=False) if "cpu" in name or "cuda" in name else cls("cpu", enabled=False)
+    w = torch.randn(3, requires_grad=True)
+    loss = (w * w).sum()
+    assert scaler.scale(loss) is loss
+    opt = torch.optim.SGD([w], lr=0.5)
+    loss.backward()
+    before = w.detach().clone()
+    getattr(scaler, api.GRAD_SCALER_STEP)(opt)
+    assert not torch.equal(before, w.detach())
+    assert hasattr(scaler, api.GRAD_SCALER_SCALE)
+
+
+@pytest.mark.parametrize("name", sorted(api.PRETRAINED_LAYERS))
+def test_pretrained_layer_is_frozen_unless_told(name):
+    """``from_pretrained(w)`` makes the listed layer, its weight frozen by default and trained
+    with ``freeze=False`` (the keyword, or the argument after the weight)."""
+    make = resolve(name)
+    w = torch.randn(4, 3)
+    frozen, trained, positional = make(w), make(w, **{api.PRETRAINED_FREEZE: False}), make(w, False)
+    assert type(frozen) is resolve(api.PRETRAINED_LAYERS[name])
+    assert not frozen.weight.requires_grad and trained.weight.requires_grad and positional.weight.requires_grad
 
 
 def test_module_members_are_what_every_module_has():

@@ -48,6 +48,7 @@ MAX_CALL_DEPTH = 12
 # A function may run inside itself this many times (``repackage_hidden`` recurses once into the
 # tuple it was given); deeper, its result is unknown.
 MAX_RECURSION = 3
+GRAD_SCALER = "grad_scaler"  # the kind of the box an AMP loss scaler is
 BUILT = "$built"  # the heap slot saying an object's __init__ ran to its end, every attribute it set seen
 _PLAIN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 LAYER_BASE = "$layer"  # the heap slot of the torch layer a project's subclass of one is built on
@@ -333,6 +334,9 @@ class Engine(TorchModel, Autograd):
         if type(cur) is Tensor and cur.leaf and cur.grad == YES:
             st.mark_stepped()  # in-place update of a parameter, e.g. manual SGD
             self.trained |= cur.roots
+            if cur.storage is None and cur.roots and self.every_parameter(node.target, st):
+                for root in cur.roots:  # ``for p in net.parameters(): p -= lr * p.grad``: each of them
+                    self.modified(root, node, st)
             self.emit("step", node, st, roots=cur.roots)
         if type(cur) is Tensor and st.grad is False:
             return st  # an in-place update without grad recording: the tensor keeps its graph state
@@ -2124,6 +2128,10 @@ class Engine(TorchModel, Autograd):
             self.allocate(box.oid, st)
             st.own_heap()[(box.oid, "dests")] = Tup(())
             return box
+        if t is LibRef and callee.qual in api.GRAD_SCALERS:
+            box = Box((node, self.frame.ctx), GRAD_SCALER)
+            self.allocate(box.oid, st)
+            return box
         if t is LibRef and callee.qual in DEQUES:  # a list for what the analysis follows
             return self.builtin_call("list", args[:1], {}, node, st)
         if t is LibRef:
@@ -2789,6 +2797,14 @@ class Engine(TorchModel, Autograd):
             return UNKNOWN
         if t is Box and recv.kind == "argparser":
             return self.argument_parser(recv, name, args, kwargs, node, st)
+        if t is Box and recv.kind == GRAD_SCALER:
+            if name == api.GRAD_SCALER_SCALE and len(args) == 1 and not kwargs:
+                # the loss itself, as far as its graph goes: the scale saves none of the loss (a
+                # disabled scaler returns it unchanged), so what a backward finds is the loss's
+                return args[0][0]
+            if name == api.GRAD_SCALER_STEP and args:
+                return self.call(self.attr(args[0][0], api.GRAD_SCALER_STEP, st, node), [], {}, node, st)
+            return UNKNOWN
         if t is Box:
             return self.container_method(recv, name, args, node, st)
         if t is Const and type(recv.value) is str and name in _STR_METHODS:

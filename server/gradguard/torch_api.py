@@ -142,6 +142,20 @@ DATA_LOADER_WORKER_KEYWORDS = frozenset({"num_workers", "pin_memory", "persisten
                                          "pin_memory_device", "in_order"})
 # Datasets whose items are the rows of the tensors they were given (``(x[i], y[i])``).
 TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+# AMP's loss scalers: ``scale(loss)`` is the loss times a scale that needs no grad (the loss
+# itself when the scaler is disabled, as without CUDA), ``step(optimizer)`` is the optimizer's
+# step (skipped only when a gradient is inf or nan), the rest touch no graph.
+GRAD_SCALERS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler", "torch.cuda.amp.GradScaler",
+                          "torch.cuda.amp.grad_scaler.GradScaler", "torch.cpu.amp.GradScaler",
+                          "torch.cpu.amp.grad_scaler.GradScaler"})
+GRAD_SCALER_SCALE, GRAD_SCALER_STEP = "scale", "step"
+# Layers made from a given weight: ``nn.Embedding.from_pretrained(w, freeze=True)``, the weight a
+# parameter, frozen unless ``freeze`` (the argument after it) is False.
+PRETRAINED_LAYERS = {"torch.nn.Embedding.from_pretrained": "torch.nn.Embedding",
+                     "torch.nn.modules.sparse.Embedding.from_pretrained": "torch.nn.Embedding",
+                     "torch.nn.EmbeddingBag.from_pretrained": "torch.nn.EmbeddingBag",
+                     "torch.nn.modules.sparse.EmbeddingBag.from_pretrained": "torch.nn.EmbeddingBag"}
+PRETRAINED_FREEZE = "freeze"
 # What every ``nn.Module`` instance has (its class's members, what ``Module.__init__`` sets).
 MODULE_MEMBERS = frozenset(_generated["module_members"])
 # Distributions that, built from a parameter (keyword: its position), compute from it a node that

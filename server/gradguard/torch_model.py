@@ -257,6 +257,15 @@ class TorchModel:
             out = _split_outputs(qual, self.shaped(out, api.SHAPE_FUNCTIONS.get(qual), args, kwargs, st),
                                  _given_dim(args[1:], kwargs))
             return _cut(qual, out, args[0][0] if args else None, args[1:], kwargs)
+        if qual in api.PRETRAINED_LAYERS and args:
+            # ``nn.Embedding.from_pretrained(w)``: a layer whose weight is a new parameter
+            # holding w's values, frozen by default
+            layer_qual = api.PRETRAINED_LAYERS[qual]
+            root = self.new_root(node, "params", st)
+            freeze = truth(args[1][0]) if len(args) > 1 else _kw_truth(kwargs, api.PRETRAINED_FREEZE, True)
+            if freeze is True:
+                self.freeze((root,), st, every=True)
+            return Layer(layer_qual, api.MODULES[layer_qual], root)
         if qual in api.MODULES:
             spec = api.MODULES[qual]
             root = self.new_root(node, "params", st) if spec["params"] else None
@@ -574,6 +583,10 @@ class TorchModel:
             elif t.leaf and t.grad == YES:
                 st.mark_stepped()
                 self.trained |= t.roots
+                if t.storage is None and t.roots and self.every_parameter(recv, st):
+                    # ``for p in net.parameters(): p.add_(...)``: the loop writes each of them
+                    for root in t.roots:
+                        self.modified(root, node, st)
                 self.emit("step", node, st, roots=t.roots)
             if name in api.GRAD_TENSOR_RESETS:  # p.grad.zero_(), p.grad.data.zero_()
                 owner = _grad_owner(recv)
