@@ -63,7 +63,10 @@ def _fixes(ev, t) -> tuple:
     computed every value the read may see."""
     if not isinstance(ev.target, ast.Name) or not t.segs:
         return ()
-    stmts = {id(s.stmt): s.stmt for s in t.segs if s.stmt is not None}
+    # the statements that made the value read (the tops of its graph: a view of a value made
+    # on an earlier line is the view's), not those of the graph below it
+    below = frozenset().union(*(s.deps for s in t.segs))
+    stmts = {id(s.stmt): s.stmt for s in t.segs if s.stmt is not None and s not in below}
     top = max(t.segs, key=lambda s: s.order).stmt
     if len(stmts) != 1:
         return _leaf_each_iteration(ev)
