@@ -30,6 +30,24 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a project's optimizer writing each parameter of its ``param_groups`` in place: the retained graph saved them": ("GG103", 16, """\
+        import torch
+        class Perturb(torch.optim.Optimizer):
+            def __init__(self, params, rho=0.05):
+                super().__init__(params, dict(rho=rho))
+            @torch.no_grad()
+            def first_step(self):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        if p.grad is not None:
+                            p.add_(p.grad * group["rho"])
+        net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 3))
+        opt = Perturb(net.parameters())
+        loss = net(torch.randn(2, 3)).pow(2).sum()
+        loss.backward(retain_graph=True)
+        opt.first_step()
+        loss.backward()
+        """),
     "a loop over every parameter writing each in place: the retained graph saved the weights": ("GG103", 8, """\
         import torch
         net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 3))
@@ -942,6 +960,25 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "a project's optimizer writing its ``param_groups`` in place, then a new loss backwarded": """\
+        import torch
+        class Perturb(torch.optim.Optimizer):
+            def __init__(self, params, rho=0.05):
+                super().__init__(params, dict(rho=rho))
+            @torch.no_grad()
+            def first_step(self):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        if p.grad is not None:
+                            p.add_(p.grad * group["rho"])
+        net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 3))
+        opt = Perturb(net.parameters())
+        loss = net(torch.randn(2, 3)).pow(2).sum()
+        loss.backward()
+        opt.first_step()
+        loss = net(torch.randn(2, 3)).pow(2).sum()
+        loss.backward()
+        """,
     "manual SGD over every parameter, each iteration its own loss": """\
         import torch
         net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 3))

@@ -1307,7 +1307,7 @@ VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWA
     # here, below
     "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES", "RENORM_MODULES", "RENORM_FUNCTIONS",
     "DISTRIBUTION_SHARED_NODES", "MODULE_MEMBERS", "GRAD_SCALERS", "GRAD_SCALER_SCALE", "GRAD_SCALER_STEP",
-    "PRETRAINED_LAYERS", "PRETRAINED_FREEZE",
+    "PRETRAINED_LAYERS", "PRETRAINED_FREEZE", "OPTIMIZER_BASES", "PARAM_GROUPS", "GROUP_PARAMS",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
     "PLAIN_ATTRIBUTES", "LEAF_ATTRIBUTE", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
@@ -1416,6 +1416,26 @@ def test_module_parameter_attribute(name):
     for layer in (torch.nn.Linear(2, 3), torch.nn.Conv2d(1, 2, 3)):
         value = getattr(layer, name)
         assert isinstance(value, torch.nn.Parameter) and value.is_leaf and value.requires_grad
+
+
+@pytest.mark.parametrize("name", sorted(api.OPTIMIZER_BASES))
+def test_optimizer_base_makes_param_groups_of_the_parameters(name):
+    """A subclass of the listed base gets, from ``super().__init__(params, defaults)``, its
+    ``param_groups``: dicts whose "params" list holds the very parameters given (an in-place
+    write to one of them is a write to the parameter); torch's own optimizers have them too."""
+    base = resolve(name)
+    assert base is torch.optim.Optimizer
+
+    class Perturb(base):
+        def __init__(self, params):
+            super().__init__(params, dict(rho=0.1))
+
+    net = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 2))
+    for opt in (Perturb(net.parameters()), torch.optim.SGD(net.parameters(), lr=0.1)):
+        groups = getattr(opt, api.PARAM_GROUPS)
+        assert isinstance(groups, list) and all(isinstance(g, dict) for g in groups)
+        held = [p for g in groups for p in g[api.GROUP_PARAMS]]
+        assert len(held) == 4 and all(a is b for a, b in zip(held, net.parameters()))
 
 
 @pytest.mark.parametrize("name", sorted(api.GRAD_SCALERS))

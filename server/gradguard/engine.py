@@ -48,6 +48,7 @@ MAX_CALL_DEPTH = 12
 # A function may run inside itself this many times (``repackage_hidden`` recurses once into the
 # tuple it was given); deeper, its result is unknown.
 MAX_RECURSION = 3
+OPTIM_BASE = "$optim"  # the heap slot of the optimizer a project's optimizer class is built on
 GRAD_SCALER = "grad_scaler"  # the kind of the box an AMP loss scaler is
 BUILT = "$built"  # the heap slot saying an object's __init__ ran to its end, every attribute it set seen
 _PLAIN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
@@ -2023,6 +2024,9 @@ class Engine(TorchModel, Autograd):
             layer = st.heap.get((recv.oid, LAYER_BASE))
             if type(layer) is Layer and name in api.MODULE_PARAMETER_ATTRIBUTES:
                 return self.attr(layer, name, st, node)  # the torch layer's ``self.weight``
+            optim = st.heap.get((recv.oid, OPTIM_BASE))
+            if type(optim) is Optim:  # ``self.param_groups``, ``self.zero_grad`` of the base optimizer
+                return self.attr(optim, name, st, node)
             if recv.cls.is_module:
                 return Bound(recv, name)
             return UNKNOWN
@@ -2054,6 +2058,8 @@ class Engine(TorchModel, Autograd):
             return Bound(recv, name)
         if t is Box and recv.kind == "namespace":
             return st.heap.get((recv.oid, ("k", name)), UNKNOWN)
+        if t is Optim and name == api.PARAM_GROUPS and not recv.some:
+            return self.param_groups(recv, node, st)
         if t in (Optim, Box, Iter) or (t is Const and type(recv.value) is str and name in _STR_METHODS):
             return Bound(recv, name)
         if t is Super:
@@ -2709,6 +2715,11 @@ class Engine(TorchModel, Autograd):
         if t is Super and name in api.MODULE_MODE_METHODS and type(recv.obj) is Obj and recv.obj.cls.is_module:
             self.set_training(recv.obj, name, args, kwargs, node, st, dispatch=False)  # ``super().train(mode)``
             return recv.obj
+        if t is Super and name == "__init__" and type(recv.obj) is Obj and _optimizer_base(recv.cls) is not None:
+            optim = self.torch_call(_optimizer_base(recv.cls), args, kwargs, node, st)
+            if type(optim) is Optim:  # ``super().__init__(params, defaults)`` of ``class SAM(Optimizer)``
+                st.own_heap()[(recv.obj.oid, OPTIM_BASE)] = optim
+            return NONE
         if t is Super and type(recv.obj) is Obj and _layer_base(recv.cls) is not None:
             if name == "__init__":  # ``super().__init__(in_channels, out_channels, 3)``
                 self.build_layer_base(recv.obj, _layer_base(recv.cls), args, kwargs, node, st)
@@ -2811,6 +2822,29 @@ class Engine(TorchModel, Autograd):
             return _str_method(recv.value, name, [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()})
         return self.unknown_call(args, kwargs)
 
+
+    def param_groups(self, optim: Optim, node, st: State) -> Val:
+        """``optimizer.param_groups``: one group whose "params" list holds each parameter set
+        the optimizer was given, as its own tensor (a loop over it writes each in turn)."""
+        roots = sorted(self.roots_of(optim.params, st, 0), key=lambda r: r.place())
+        if not roots or len(roots) > MAX_UNROLLED_BLOCKS:
+            return UNKNOWN
+        params = [Tensor(YES, True, roots=frozenset({r}), storage=r) for r in roots]
+        plist, group, groups = (Box(((node, k), self.frame.ctx), kind) for k, kind in
+                                ((0, "list"), (1, "dict"), (2, "list")))
+        heap = st.own_heap()
+        for box in (plist, group, groups):
+            self.allocate(box.oid, st)
+        elem = params[0]
+        for p in params[1:]:
+            elem = join_elements(elem, p)
+        heap[(plist.oid, "*")], heap[(plist.oid, "items")] = elem, Tup(params)
+        heap[(plist.oid, "count")], heap[(plist.oid, "last")] = Const(len(params)), params[-1]
+        heap[(group.oid, ("k", api.GROUP_PARAMS))], heap[(group.oid, "*")] = plist, plist
+        note_keys(st, group, [api.GROUP_PARAMS])  # (and the optimizer's defaults, not known here)
+        heap[(groups.oid, "*")], heap[(groups.oid, "items")] = group, Tup((group,))
+        heap[(groups.oid, "count")], heap[(groups.oid, "last")] = Const(1), group
+        return groups
 
     def grad_reset(self, roots, args, kwargs, node, st: State) -> None:
         """``zero_grad(set_to_none=True)`` (the default) leaves no ``.grad``; ``False`` zeros."""
@@ -4070,6 +4104,18 @@ def _passed_on(box: Box, st: State) -> bool:
     keys = st.heap.get((box.oid, "kwkeys"))
     return type(keys) is Tup and all(type(key) is Const and (box.oid, ("k", key.value)) in st.heap
                                      for key in keys.items)
+
+
+def _optimizer_base(cls, depth: int = 0) -> Optional[str]:
+    """The torch optimizer base (``torch.optim.Optimizer``) a project's class derives from."""
+    for b in cls.bases:
+        if type(b) is LibRef and b.qual in api.OPTIMIZER_BASES:
+            return b.qual
+        if type(b) is Class and depth < MAX_SUBMODULE_DEPTH:
+            found = _optimizer_base(b, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def _layer_base(cls, depth: int = 0) -> Optional[str]:

@@ -142,6 +142,11 @@ DATA_LOADER_WORKER_KEYWORDS = frozenset({"num_workers", "pin_memory", "persisten
                                          "pin_memory_device", "in_order"})
 # Datasets whose items are the rows of the tensors they were given (``(x[i], y[i])``).
 TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+# A project's optimizer class derives from these (``class SAM(torch.optim.Optimizer)``):
+# ``super().__init__(params, defaults)`` makes its parameter groups, ``param_groups`` a list of
+# dicts whose "params" are the parameters (of an optimizer of torch's too).
+OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
+PARAM_GROUPS, GROUP_PARAMS = "param_groups", "params"
 # AMP's loss scalers: ``scale(loss)`` is the loss times a scale that needs no grad (the loss
 # itself when the scaler is disabled, as without CUDA), ``step(optimizer)`` is the optimizer's
 # step (skipped only when a gradient is inf or nan), the rest touch no graph.
