@@ -30,6 +30,28 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "layers appended to a ModuleList by a helper the constructor calls: the caller's list grew": ("GG103", 20, """\
+        import torch
+        import torch.nn as nn
+        class Block(nn.Module):
+            def __init__(self, activation="ReLU", dims=2):
+                super().__init__()
+                block = nn.ModuleList()
+                self.add_if_not_none(block, getattr(nn, "Conv{}d".format(dims))(3, 4, 3))
+                self.add_if_not_none(block, getattr(nn, activation)() if activation else None)
+                self.block = nn.Sequential(*block)
+            def forward(self, x):
+                return self.block(x)
+            @staticmethod
+            def add_if_not_none(module_list, module):
+                if module is not None:
+                    module_list.append(module)
+        m = Block()
+        y = m(torch.randn(1, 3, 8, 8))
+        y += 1
+        loss = y.sum()
+        loss.backward()
+        """),
     "a project's optimizer writing each parameter of its ``param_groups`` in place: the retained graph saved them": ("GG103", 16, """\
         import torch
         class Perturb(torch.optim.Optimizer):
@@ -960,6 +982,41 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "a hidden state a helper detaches in place on a setting not known: the caller's is cut maybe": """\
+        import sys
+        import torch
+        import torch.nn as nn
+        rnn = nn.RNN(4, 8)
+        opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+        truncate = len(sys.argv) < 50
+        def repackage(h):
+            if truncate:
+                h.detach_()
+        h = torch.zeros(1, 2, 8)
+        for step in range(3):
+            out, h = rnn(torch.randn(5, 2, 4), h)
+            loss = out.pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            repackage(h)
+        """,
+    "a hidden state detached in place by a helper after each backward: the caller's is cut too": """\
+        import torch
+        import torch.nn as nn
+        rnn = nn.RNN(4, 8)
+        opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+        def repackage(h):
+            h.detach_()
+        h = torch.zeros(1, 2, 8)
+        for step in range(3):
+            out, h = rnn(torch.randn(5, 2, 4), h)
+            loss = out.pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            repackage(h)
+        """,
     "a project's optimizer writing its ``param_groups`` in place, then a new loss backwarded": """\
         import torch
         class Perturb(torch.optim.Optimizer):

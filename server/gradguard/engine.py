@@ -2150,7 +2150,21 @@ class Engine(TorchModel, Autograd):
         if t is Alt:
             return self.each(callee, st, lambda option, s: self.call(option, args, kwargs, node, s))
         if t in (Func, Obj, Class) or (t is Bound and callee.func is not None):
-            args = [(self.enter(a, n), n) for a, n in args]
+            entered = [(self.enter(a, n), n) for a, n in args]
+            copies = [(e, a) for (e, _), (a, _) in zip(entered, args) if e is not a]
+            if copies:  # an argument that changes itself in the callee (``h.detach_()``) is
+                # the caller's too, not only the copy that carries where it entered
+                before = {(id(a), id(b)) for a, b in st.swaps}
+                out = self.call_user(callee, t, entered, kwargs, node, st)
+                for old, new in [(a, b) for a, b in st.swaps if (id(a), id(b)) not in before]:
+                    for copy, original in copies:
+                        if old is copy:
+                            retarget(st, original, new)
+                return out
+            args = entered
+        return self.call_user(callee, t, args, kwargs, node, st)
+
+    def call_user(self, callee: Val, t: type, args: list, kwargs: dict, node, st: State) -> Val:
         if t is Bound:
             return self.method_call(callee, args, kwargs, node, st)
         if t is Func:
@@ -2294,6 +2308,8 @@ class Engine(TorchModel, Autograd):
             self.killed = True  # every path through the callee raises
             return UNKNOWN
         st.adopt(end)
+        for old, new in end.swaps:  # (``blocks.append(m)``, ``h.detach_()`` in the callee)
+            retarget(st, old, new)
         if fn.grad_mode is None and end.grad != grad:
             # a bare ``torch.set_grad_enabled(False)`` in the callee switches the mode for the
             # whole process, past its return (a decorator's mode is restored on return)
@@ -2308,7 +2324,7 @@ class Engine(TorchModel, Autograd):
         for v, _ in results:
             value = v if value is None else join(value, v)
         value = value if value is not None else NONE
-        if key is not None and _plain(value) and end.grad == grad and before == (end.heap, end.freed, end.wfreed, len(self.segs),
+        if key is not None and _plain(value) and end.grad == grad and not end.swaps and before == (end.heap, end.freed, end.wfreed, len(self.segs),
                                                              len(self.reports), len(self.trained)):
             _remember(key, value)
         return value

@@ -55,7 +55,7 @@ UNBOUND = "**"
 
 
 class State:
-    __slots__ = ("locals", "globals", "heap", "freed", "grad", "wfreed", "owned")
+    __slots__ = ("locals", "globals", "heap", "freed", "grad", "wfreed", "owned", "swaps")
 
     def __init__(self, locals_, globals_, heap, freed, grad, wfreed=None, owned=OWNED):
         self.locals: Optional[dict] = locals_  # None at module level: names live in globals
@@ -67,11 +67,16 @@ class State:
         # a state made to run a call or a class body on its caller's dicts writes where the
         # caller would: pass the caller's ``owned``
         self.owned: int = owned
+        # (old, new) of each object that changed itself on every path here (``retarget``): a
+        # caller's names still hold ``old`` when the call returns
+        self.swaps: tuple = ()
 
     def copy(self) -> "State":
         self.owned = 0
-        return State(None if self.locals is None else dict(self.locals), self.globals,
-                     self.heap, dict(self.freed), self.grad, dict(self.wfreed), 0)
+        out = State(None if self.locals is None else dict(self.locals), self.globals,
+                    self.heap, dict(self.freed), self.grad, dict(self.wfreed), 0)
+        out.swaps = self.swaps
+        return out
 
     def own_globals(self) -> dict:
         if not self.owned & GLOBALS:
@@ -91,6 +96,7 @@ class State:
         self.locals, self.globals, self.heap = other.locals, other.globals, other.heap
         self.freed, self.wfreed, self.grad = other.freed, other.wfreed, other.grad
         self.owned, other.owned = other.owned, 0
+        self.swaps = other.swaps
 
     def adopt(self, other: "State") -> None:
         """Take the heap and freed graphs of the state a call or comprehension ended in."""
@@ -179,6 +185,7 @@ def join_states(states, branches: bool = False) -> Optional[State]:
         return first
     locals_, globals_, heap, freed, grad = first.locals, first.globals, first.heap, first.freed, first.grad
     wfreed = first.wfreed
+    swaps = first.swaps if all(s.swaps is first.swaps for s in states) else _join_swaps(states)
     for s in states[1:]:
         if locals_ is not None and s.locals is not None:
             locals_ = _join_dicts(locals_, s.locals, branches)
@@ -201,7 +208,27 @@ def join_states(states, branches: bool = False) -> Optional[State]:
         if s.heap is heap:
             owned &= ~HEAP
             s.owned &= ~HEAP
-    return State(locals_, globals_, heap, dict(freed), grad, dict(wfreed), owned)
+    out = State(locals_, globals_, heap, dict(freed), grad, dict(wfreed), owned)
+    out.swaps = swaps
+    return out
+
+
+def _join_swaps(states) -> tuple:
+    """What each changed object is after the join: the same new object on every path, or the
+    join of what each path made of it (itself where a path left it: ``if flag: h.detach_()``)."""
+    olds: dict = {}  # id(old) -> old (the very objects: values compare equal by content)
+    for s in states:
+        for old, _ in s.swaps:
+            olds.setdefault(id(old), old)
+    out = []
+    for key, old in olds.items():
+        news = [next((new for o, new in s.swaps if o is old), old) for s in states]
+        new = news[0]
+        for other in news[1:]:
+            if other is not new:
+                new = _one_of(new, other)
+        out.append((old, new))
+    return tuple(out)
 
 
 _AGED = frozenset((Tensor, Tup, Iter))  # the values that may hold segments
@@ -345,6 +372,7 @@ def retarget(st: State, old: Val, new: Val) -> None:
     changed = {k: w for k, v in st.heap.items() if (w := swap(v)) is not v}
     if changed:
         st.own_heap().update(changed)
+    st.swaps += ((old, new),)
 
 
 _ITEM_FACTS = ("items", "blocks", "sealed", "kwkeys", "count", "last")
