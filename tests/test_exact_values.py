@@ -30,6 +30,28 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "every parameter frozen by a name test that no name passes: the loss requires no grad": ("GG104", 20, """\
+        import torch
+        import torch.nn as nn
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = nn.Conv2d(3, 8, 3)
+                self.VPT = nn.Parameter(torch.randn(2, 8))
+                self.head = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 4))
+            def forward(self, x):
+                h = self.conv1(x).mean((2, 3)) + self.VPT.sum(0)
+                return self.head(h)
+        model = Encoder()
+        wanted = [f"layer.{i}." for i in range(2, 4)] + ["prompt_learner"]
+        for name, param in model.named_parameters():
+            if not any(w in name for w in wanted):
+                param.requires_grad_(False)
+        out = model(torch.randn(2, 3, 8, 8))
+        loss = out.pow(2).mean()
+        print(name)
+        loss.backward()
+        """),
     "layers appended to a ModuleList by a helper the constructor calls: the caller's list grew": ("GG103", 20, """\
         import torch
         import torch.nn as nn
@@ -982,6 +1004,70 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "the first blocks of several a comprehension made frozen by name: the last still trains": """\
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+            def forward(self, x):
+                for block in self.blocks:
+                    x = block(x)
+                return x
+        model = Net()
+        for name, param in model.named_parameters():
+            if name.startswith(("blocks.0.", "blocks.1.")):
+                param.requires_grad = False
+        loss = model(torch.randn(2, 4)).sum()
+        loss.backward()
+        """,
+    "all but the head frozen by name: the head still trains": """\
+        import torch
+        import torch.nn as nn
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = nn.Conv2d(3, 8, 3)
+                self.VPT = nn.Parameter(torch.randn(2, 8))
+                self.head = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 4))
+            def forward(self, x):
+                h = self.conv1(x).mean((2, 3)) + self.VPT.sum(0)
+                return self.head(h)
+        model = Encoder()
+        for name, param in model.named_parameters():
+            if "head" not in name:
+                param.requires_grad_(False)
+        loss = model(torch.randn(2, 3, 8, 8)).pow(2).mean()
+        loss.backward()
+        """,
+    "biases frozen by name: the weights of the same layers still train": """\
+        import torch
+        import torch.nn as nn
+        model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+        for name, param in model.named_parameters():
+            if name.endswith("bias"):
+                param.requires_grad = False
+        loss = model(torch.randn(3, 4)).sum()
+        loss.backward()
+        """,
+    "a Sequential of named layers (an OrderedDict): its parameters are not named by index": """\
+        from collections import OrderedDict
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Sequential(OrderedDict([("fc", nn.Linear(4, 8)), ("act", nn.ReLU()), ("out", nn.Linear(8, 1))]))
+            def forward(self, x):
+                return self.net(x)
+        model = Net()
+        for name, param in model.named_parameters():
+            if not name.startswith("net.fc"):
+                param.requires_grad = False
+        loss = model(torch.randn(3, 4)).sum()
+        loss.backward()
+        """,
     "a hidden state a helper detaches in place on a setting not known: the caller's is cut maybe": """\
         import sys
         import torch

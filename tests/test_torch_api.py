@@ -1276,7 +1276,7 @@ def test_checkpoint_calls_its_function_and_reentrant_needs_a_tensor_input_that_r
 
 
 # Every table in torch_api.py is checked by a test above; a new table needs one too.
-VERIFIED_TABLES = {"AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWARD", "SAVED_TENSORS", "MODULE_WRAPPERS",
+VERIFIED_TABLES = {"MODULE_PARAMETER_NAMES", "AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWARD", "SAVED_TENSORS", "MODULE_WRAPPERS",
     "RANK_METHOD", "RANK_ATTRIBUTE", "NUMEL_METHODS", "PIECES", "RESHAPES", "DENSE_VIEWS", "DENSE_RESULTS",
     "CHECKPOINTS", "CHECKPOINT_REENTRANT", "RECEIVER_ONLY_METHODS", "IS_TENSOR", "MODULE_ADDERS", "MODULE_MODE_METHODS", "TRAINING_ATTRIBUTE", "IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE", 
     "TO_NUMPY_METHODS", "NUMPY_CONVERTERS", "GRAD_ATTRIBUTE", "RETAIN_GRAD",
@@ -1690,6 +1690,24 @@ def test_dense_views_keep_a_contiguous_tensor_contiguous(name):
 @pytest.mark.parametrize("name", sorted(api.DENSE_RESULTS))
 def test_dense_results_are_contiguous(name):
     assert getattr(torch.randn(3, 4).t(), name)().is_contiguous()
+
+
+@pytest.mark.parametrize("name", ["torch.nn.Linear", "torch.nn.Conv2d", "torch.nn.BatchNorm1d", "torch.nn.LayerNorm",
+                                  "torch.nn.Embedding", "torch.nn.MultiheadAttention", "torch.nn.TransformerEncoderLayer"])
+def test_parameter_names_are_what_named_parameters_gives(name):
+    build = {"torch.nn.Linear": lambda M: M(3, 4), "torch.nn.Conv2d": lambda M: M(3, 4, 3),
+             "torch.nn.BatchNorm1d": lambda M: M(4), "torch.nn.LayerNorm": lambda M: M(4),
+             "torch.nn.Embedding": lambda M: M(10, 4), "torch.nn.MultiheadAttention": lambda M: M(4, 2),
+             "torch.nn.TransformerEncoderLayer": lambda M: M(4, 2, 8)}[name]
+    assert api.MODULE_PARAMETER_NAMES[name] == tuple(n for n, _ in build(resolve(name)).named_parameters())
+
+
+@pytest.mark.parametrize("config", [{}, {"num_layers": 2}, {"bidirectional": True}, {"num_layers": 2, "bidirectional": True}])
+@pytest.mark.parametrize("name", ["torch.nn.RNN", "torch.nn.GRU", "torch.nn.LSTM"])
+def test_parameter_names_of_a_recurrent_layer_cover_its_configurations(name, config):
+    # a name test decided over the table must have seen every name the configuration gives
+    names = {n for n, _ in resolve(name)(3, 4, **config).named_parameters()}
+    assert names <= set(api.MODULE_PARAMETER_NAMES[name])
 
 
 def test_every_table_is_verified():

@@ -64,7 +64,8 @@ class Autograd:
                           storage=fresh if fresh is not None else self.fresh_storage(site, st), strided=strided)
         if not ts:
             if any(type(v) is Tensor for v, _ in inputs):
-                return Tensor()
+                # of parameters frozen for sure only (``w.sum()`` after ``requires_grad_(False)``)
+                return Tensor(NO if unsure else NEVER, exact=not unsure, storage=self.fresh_storage(site, st))
             return Tensor(MAYBE if any(v is UNKNOWN for v, _ in inputs) else NO, exact=False)
         grad = max(t.grad for t, _ in ts)
         if grad <= NO:

@@ -39,7 +39,7 @@ from .sources import SourceError
 from .state import (GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, retarget,
                     surely_not_empty)
 from .torch_model import _DICT_CLASSES, READS_ITS_ARGUMENTS, TorchModel, in_place_key, is_torch, sizes_of
-from .values import (MAYBE, MUTATION_ALLOWED, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
+from .values import (LAYER_BASE, MAYBE, MUTATION_ALLOWED, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
                      Val, join, join_elements, merge_via, strong, tensors_in, truth)
 
@@ -52,7 +52,6 @@ OPTIM_BASE = "$optim"  # the heap slot of the optimizer a project's optimizer cl
 GRAD_SCALER = "grad_scaler"  # the kind of the box an AMP loss scaler is
 BUILT = "$built"  # the heap slot saying an object's __init__ ran to its end, every attribute it set seen
 _PLAIN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
-LAYER_BASE = "$layer"  # the heap slot of the torch layer a project's subclass of one is built on
 MAX_UNROLLED = 64  # loops over a model's known submodules unroll, up to this many
 MAX_UNROLLED_RANGE = 4  # ``range(n)`` of a known n up to this unrolls: each pass knows its i
 MAX_UNROLLED_KEYS = 16  # loops over a dict whose keys are all known, up to this many, unroll
@@ -597,6 +596,8 @@ class Engine(TorchModel, Autograd):
             if view == "items":
                 return [Tup((Const(k), x)) for k, x in zip(keys, values)]
             return values if view == "values" else [Const(k) for k in keys]
+        if type(v) is Iter and v.wrap is not None and v.wrap[0] == "params":
+            return list(v.wrap[1])  # ``for name, p in net.named_parameters()``: each origin with its names
         if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) \
                 and 0 < len(v.children) <= MAX_UNROLLED_BLOCKS and all(_module_item(c) for c in v.children):
             # a few blocks, each as it is (the first may differ from the rest); blocks made in a
@@ -654,8 +655,14 @@ class Engine(TorchModel, Autograd):
         every parameter of a module (``for p in model.parameters(): <this statement>``), one
         module: not some one of several (``for child in children[:-1]: for p in
         child.parameters()``, each child in turn, the loop's element standing for all)."""
-        loop = self.frame.loops[-1].node if self.frame.loops else None
-        if not (isinstance(loop, ast.For) and isinstance(name, ast.Name) and _every_iteration(self.stmt, loop.body)):
+        ctx = self.frame.loops[-1] if self.frame.loops else None
+        loop = ctx.node if ctx is not None else None
+        # (a loop over ``named_parameters()`` unrolled runs a pass for each origin, with all its
+        # parameters: a branch decided by the name runs for all of them; one not decided joins)
+        per_origin = ctx is not None and ctx.unrolled and isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) \
+            and isinstance(loop.iter.func, ast.Attribute) and loop.iter.func.attr in api.MODULE_NAMED_METHODS
+        if not (isinstance(loop, ast.For) and isinstance(name, ast.Name)
+                and (per_origin or _every_iteration(self.stmt, loop.body))):
             return False
         target = loop.target.elts[-1] if isinstance(loop.target, ast.Tuple) and loop.target.elts else loop.target
         it = loop.iter
@@ -1326,6 +1333,14 @@ class Engine(TorchModel, Autograd):
             elems = [st.heap[(b.oid, "*")] for b in (left[0], right[0]) if (b.oid, "*") in st.heap]
             if elems:
                 st.own_heap()[(box.oid, "*")] = elems[0] if len(elems) == 1 else join(*elems)
+            parts = [st.heap.get((b.oid, "items")) for b in (left[0], right[0])]
+            # names known one by one (``[f"layer.{i}." for i in ...] + ["classifier"]``): so is their
+            # sum (not numbers: ``[stride] + [1] * (n - 1)`` would unroll each block a loop builds)
+            if all(type(p) is Tup for p in parts) and len(parts[0].items) + len(parts[1].items) <= MAX_UNROLLED \
+                    and left[0].kind == right[0].kind == "list" \
+                    and all(type(x) is Const and type(x.value) is str for p in parts for x in p.items):
+                st.own_heap()[(box.oid, "items")] = Tup(parts[0].items + parts[1].items)
+                st.own_heap()[(box.oid, "count")] = Const(len(parts[0].items) + len(parts[1].items))
             return box
         if (type(left[0]) is Number or type(right[0]) is Number) and type(left[0]) in (Number, Const) \
                 and type(right[0]) in (Number, Const):
@@ -1362,6 +1377,20 @@ class Engine(TorchModel, Autograd):
     def e_Compare(self, node, st):
         left = self.ev(node.left, st)
         rights = [self.ev(c, st) for c in node.comparators]
+        if len(rights) == 1 and (type(left) is Alt or type(rights[0]) is Alt) and type(node.ops[0]) in _MEMBERSHIPS:
+            # ``"fc" in name`` of a parameter name among several: decided where all agree
+            lefts = left.options if type(left) is Alt else (left,)
+            rs = rights[0].options if type(rights[0]) is Alt else (rights[0],)
+            listed = st.heap.get((rs[0].oid, "items")) if len(rs) == 1 and type(rs[0]) is Box and rs[0].kind == "list" \
+                else rs[0] if len(rs) == 1 and type(rs[0]) is Tup else None
+            if type(listed) is Tup and type(node.ops[0]) in (ast.In, ast.NotIn) and all(type(x) is Const for x in lefts) \
+                    and all(type(x) is Const for x in listed.items):  # ``name in ["q", "v"]``
+                found = {any(_same_const(a.value, x.value) for x in listed.items) == (type(node.ops[0]) is ast.In)
+                         for a in lefts}
+                return Const(found.pop()) if len(found) == 1 else UNKNOWN
+            if all(type(x) is Const for x in lefts + rs):
+                found = {_fold_compare(node.ops, [a.value, b.value]) for a in lefts for b in rs}
+                return Const(found.pop()) if len(found) == 1 and found <= {True, False} else UNKNOWN
         if type(left) is Const and all(type(r) is Const for r in rights):
             # ``stride == 2``, ``in_channels > out_channels``, ``0 < p <= 1``: what a branch
             # taken at construction (``self.resize_identity``) depends on
@@ -1586,6 +1615,10 @@ class Engine(TorchModel, Autograd):
         if _summary_items(iterable):  # (a ModuleList's one block standing for several: not one item)
             return None
         items = self.known_items(iterable, st)
+        if items is None and type(iterable) is Iter and iterable.wrap is not None and iterable.wrap[0] == "range" \
+                and _formats_a_string(node.elt):
+            numbers = _range_values(iterable.wrap)  # ``[f"layer.{i}." for i in range(n - k, n)]``
+            items = [Const(i) for i in numbers] if numbers is not None else None
         if not items or len(items) > MAX_UNROLLED_BLOCKS:
             return None
         frame = self.frame
@@ -1944,6 +1977,8 @@ class Engine(TorchModel, Autograd):
             self.killed = True  # an attribute of None: an AttributeError
             return UNKNOWN
         t = type(recv)
+        if t is Alt and name in _STR_METHODS and all(type(o) is Const and type(o.value) is str for o in recv.options):
+            return Bound(recv, name)  # ``name.startswith("fc")`` of one of several names
         if t is Alt:
             return self.each(recv, st, lambda option, s: self.attr(option, name, s, node))
         if name == "__class__" and t in (Layer, Obj) and not (t is Obj and recv.some):
@@ -2445,6 +2480,11 @@ class Engine(TorchModel, Autograd):
         """``all(b.numel() > 0 for b in bufs)``: Python runs the generator's test on the items;
         the test on what stands for every item decides it when it is one constant: all true
         makes ``all`` true, all false makes ``any`` false (whatever the number of items)."""
+        made = self.list_per_item(v.wrap[1], st, outer=v.wrap[2]) \
+            if type(v) is Iter and v.wrap is not None and v.wrap[0] == "genexp" else None
+        items = st.heap.get((made.oid, "items")) if made is not None else None
+        if type(items) is Tup:  # ``any(w in name for w in wanted)`` of a list known item by item
+            v = items
         if type(v) is Iter and v.wrap is not None and v.wrap[0] == "genexp" \
                 and len(v.wrap[1].generators) == 1 and not v.wrap[1].generators[0].ifs:
             tests = [truth(self._comprehension(v.wrap[1], st, [v.wrap[1].elt], v.wrap[2])[0])]
@@ -2525,6 +2565,11 @@ class Engine(TorchModel, Autograd):
                     items = st.heap.get((v.oid, "items")) if type(v) is Box and name == "list" else None
                     if type(items) is Tup:  # ``list(feats)``: the same items, in order
                         st.own_heap()[(box.oid, "items")] = items
+                    elif name == "list" and type(v) is Tup and len(v.items) <= MAX_UNROLLED \
+                            and all(type(x) is Const for x in v.items):
+                        # ``list(device_ids)`` of a tuple of constants: its items, as many as it has
+                        st.own_heap()[(box.oid, "items")] = Tup(v.items)
+                        st.own_heap()[(box.oid, "count")] = Const(len(v.items))
                     count = _known_length(v, st) if name == "list" and type(v) is Iter and v.wrap is not None \
                         and v.wrap[0] == "range" else None
                     if count is not None and count <= MAX_UNROLLED:  # ``list(range(n_gpus))``: n numbers
@@ -2750,7 +2795,11 @@ class Engine(TorchModel, Autograd):
                                                              or recv.qual in api.MODULE_HOLDERS):
                     return Iter(wrap=("empty",))  # ``nn.Sequential()`` (an exercise's stub): no parameters
                 params = self.parameters(recv, st)
-                return Iter(Tup((UNKNOWN, params)) if name in api.MODULE_NAMED_METHODS else params)
+                if name in api.MODULE_NAMED_METHODS:
+                    pairs = self.named_roots(recv, st) if not args and not kwargs else None
+                    # (a loop over them runs once per origin, its name known: ``if "fc" in name``)
+                    return Iter(wrap=("params", pairs, Tup((UNKNOWN, params)))) if pairs else Iter(Tup((UNKNOWN, params)))
+                return Iter(params)
             if name in api.MODULE_FORWARD_HOOKS and args and type(args[0][0]) is Func:
                 key = (recv, "$hooks")
                 hooks = st.heap.get(key)  # (paths that registered different hooks join to unknown)
@@ -2782,7 +2831,12 @@ class Engine(TorchModel, Autograd):
                 if mods is None:
                     return UNKNOWN
                 mods = mods if itself else mods[1:]
-                return Tup(Tup((UNKNOWN, m)) if named else m for m in mods)
+                if not named:
+                    return Tup(mods)
+                names = self.module_names(recv, st, deep)
+                names = names if names is not None and len(names) == len(mods) + (not itself) else None
+                return Tup(Tup((_name_value(names[i + (not itself)]) if names is not None else UNKNOWN, m))
+                           for i, m in enumerate(mods))
             if name == api.MODULE_APPLY and args and type(args[0][0]) in (Func, Bound):
                 for m in self.submodules(recv, st, True, children_first=True) or ():
                     self.call(args[0][0], [(m, None)], {}, node, st)
@@ -2836,6 +2890,10 @@ class Engine(TorchModel, Autograd):
             return self.container_method(recv, name, args, node, st)
         if t is Const and type(recv.value) is str and name in _STR_METHODS:
             return _str_method(recv.value, name, [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()})
+        if t is Alt and name in _STR_METHODS:  # the same for each alternative, or not known
+            found = [_str_method(o.value, name, [a for a, _ in args], {k: v for k, (v, _) in kwargs.items()})
+                     for o in recv.options]
+            return found[0] if all(type(f) is Const and f == found[0] for f in found) else UNKNOWN
         return self.unknown_call(args, kwargs)
 
 
@@ -2925,6 +2983,39 @@ class Engine(TorchModel, Autograd):
 
         return out if type(module) in (Layer, Obj) and walk(module, 0) and len(out) <= MAX_UNROLLED else None
 
+    def module_names(self, module: Val, st: State, deep: bool) -> Optional[list]:
+        """The names ``named_modules()`` / ``named_children()`` give, in ``submodules``' order
+        (None for a name not known: a Sequential of a dict's layers, blocks one stands for)."""
+        out, seen = [], set()
+
+        def walk(m, path, depth):
+            if id(m) in seen:
+                return
+            seen.add(id(m))
+            out.append(path)
+            if depth > 0 and not deep:
+                return
+            sub = (lambda name: name if not path else f"{path}.{name}") if type(path) is str else (lambda name: None)
+            if type(m) is Layer:
+                known = m.qual in api.MODULE_HOLDERS or m.qual in api.MODULE_CONTAINERS and m.spec.get("indexed")
+                count = m.spec.get("count") if m.spec and m.spec.get("summary") else None
+                for i, c in enumerate(m.children):
+                    if type(c) not in (Layer, Obj):
+                        continue
+                    if m.spec and m.spec.get("summary"):  # one block standing for ``count``: any of their names
+                        names = [sub(str(k)) for k in range(count)] if known and type(count) is int else []
+                        walk(c, Alt(Const(n) for n in names) if len(names) > 1 and None not in names
+                             else names[0] if len(names) == 1 else None, depth + 1)
+                    else:
+                        walk(c, sub(str(i)) if known else None, depth + 1)
+            elif type(m) is Obj:
+                for (oid, attr), v in st.heap.items():
+                    if oid == m.oid and (type(v) is Layer or type(v) is Obj and v.cls.is_module):
+                        walk(v, sub(attr) if isinstance(attr, str) and not attr.startswith("$") else None, depth + 1)
+
+        walk(module, "", 0)
+        return out
+
     def extend_list(self, box: Box, more: Val, st: State, node) -> None:
         """``xs += ys`` / ``xs.extend(ys)``: the items of ``ys`` after those of ``xs``, known
         one by one where both are."""
@@ -3003,6 +3094,8 @@ class Engine(TorchModel, Autograd):
         else:
             added = (added,)
         spec = layer.spec if all(a is not UNKNOWN for a in added) else {**(layer.spec or {}), "summary": True}
+        if name in ("add_module", "register_module"):  # a child under a name of its own
+            spec = {**(spec or {}), "indexed": False}
         grown = Layer(layer.qual, spec, layer.root, layer.children + tuple(added), layer.config, layer.site)
         retarget(st, layer, grown)
         return NONE if name in ("add_module", "register_module") else grown
@@ -3092,6 +3185,8 @@ class Engine(TorchModel, Autograd):
                         if _known_length(v, st) != 1:
                             self.summaries |= created
                         self.created[-1] |= created
+                if kind == "params":  # named_parameters(): any one pair
+                    return v.wrap[2]
                 if kind == "view":
                     elem = self._weak(st.heap.get((v.wrap[1].oid, "*"), UNKNOWN))
                     return Tup((UNKNOWN, elem)) if v.wrap[2] == "items" else elem
@@ -3261,10 +3356,12 @@ _EXPRESSIONS = {getattr(ast, name[2:]): fn for name, fn in vars(Engine).items()
 # --------------------------------------------------------------------- helpers
 _COMPARED = (int, float, str, bool, type(None))
 _EQUALITIES = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
+_MEMBERSHIPS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
 _ELEMENTWISE_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _COMPARISONS = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Is: lambda a, b: a is b,
                 ast.IsNot: lambda a, b: a is not b, ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
-                ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
+                ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+                ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}  # (of strings; else TypeError)
 
 
 def _fold_compare(ops, values) -> Optional[bool]:
@@ -3983,11 +4080,27 @@ def _mapping_of(node):
     return node
 
 
+def _name_value(name) -> Val:
+    """A submodule's name as ``module_names`` found it: a string, an alternative of them, or not known."""
+    return Const(name) if type(name) is str else name if type(name) is Alt else UNKNOWN
+
+
+def _formats_a_string(node) -> bool:
+    """``f"layer.{i}."``, ``"block{}".format(i)``, ``"fc" + str(i)``: a name made of a counter."""
+    if type(node) is ast.JoinedStr:
+        return True
+    if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "format":
+        return type(node.func.value) is ast.Constant and type(node.func.value.value) is str
+    return type(node) is ast.BinOp and any(type(x) is ast.Constant and type(x.value) is str for x in (node.left, node.right))
+
+
 def _read_again_freely(node) -> bool:
     """An iterable whose expression costs nothing to evaluate twice: a name, an attribute, or
     ``enumerate`` / ``zip`` / ``range`` of those and of constants."""
     if isinstance(node, (ast.Name, ast.Attribute, ast.Constant)):
         return True
+    if type(node) is ast.BinOp:  # ``range(n - k, n)``
+        return _read_again_freely(node.left) and _read_again_freely(node.right)
     return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in ("enumerate", "zip", "range") \
         and not node.keywords and all(_read_again_freely(a) for a in node.args)
 

@@ -281,6 +281,9 @@ MODULES = {name: {"params": e["params"], "saves": e["saves"],
                   # a recurrent layer's backward needs the state it was given (h, or (h, c))
                   **({"keeps_state": True} if e["keeps_state"] else {})}
            for name, e in _generated["modules"].items()}
+# what ``named_parameters()`` names each layer's parameters (its default configuration: a bias
+# turned off leaves one name more to the analysis, which only leaves a test on it undecided)
+MODULE_PARAMETER_NAMES = {name: tuple(e["param_names"]) for name, e in _generated["modules"].items() if e["param_names"]}
 
 # Containers of modules: calling one runs its children in order.
 # (ModuleList / ModuleDict are not callable: they only hold modules.)

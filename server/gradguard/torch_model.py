@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import ast
 from math import prod
+from typing import Optional
 
 from . import shapes
 from . import torch_api as api
 from .state import GRAD_OF, State, forget_items, note_keys, retarget
-from .values import (MAYBE, MUTATION_ALLOWED, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Box, Builtin, Const, Func, GradCtx, Iter, Layer,
+from .values import (LAYER_BASE, MAYBE, MUTATION_ALLOWED, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Alt, Box, Builtin, Const, Func,
+                     GradCtx, Iter, Layer,
                      LibRef, Number, Obj, Optim, Partial, Root, Tensor, Tup, TupleType, Val, join, merge_via, tensors_in,
                      truth)
 
@@ -64,8 +66,74 @@ class TorchModel:
                 return self.roots_of(v.wrap[1], st, depth + 1)
             if v.wrap is not None and v.wrap[0] in ("chain", "cycle"):  # optimizer(chain(g.parameters(), d.parameters()))
                 return set().union(*(self.roots_of(x, st, depth + 1) for x in v.wrap[1]))
+            if v.wrap is not None and v.wrap[0] == "params":  # optimizer(model.named_parameters())
+                return self.roots_of(v.wrap[2], st, depth + 1)
             return self.roots_of(v.elem, st, depth + 1) if v.gen is None and v.wrap is None else set()
         return set()
+
+    def named_roots(self, module: Val, st: State) -> Optional[tuple]:
+        """``module.named_parameters()`` one origin at a time: a (name, parameter) pair for each
+        root, the name a constant (an alternative of constants for a torch layer's several
+        parameters, or a root that stands for several modules: blocks a comprehension made), in
+        torch's order (a module's own parameters, then its children's, each as registered).
+        None where a module's parameter names are not known (a layer without generated names, a
+        Sequential built from a dict or grown by ``add_module``, blocks of a number not known)."""
+        names: dict = {}  # root -> the names it stands for
+
+        def add(root, prefixes, name):
+            names.setdefault(root, []).extend(p + name for p in prefixes)
+
+        def walk(m, prefixes: tuple, depth: int) -> bool:
+            if depth > 6 or len(prefixes) > MAX_PIECES:
+                return False
+            if type(m) is Layer:
+                if m.root is not None:
+                    own = api.MODULE_PARAMETER_NAMES.get(m.qual)
+                    if not own:
+                        return False
+                    for n in own:
+                        add(m.root, prefixes, n)
+                if not m.children:
+                    return True
+                if not (m.qual in api.MODULE_HOLDERS or m.qual in api.MODULE_CONTAINERS and m.spec.get("indexed")):
+                    return False
+                if m.spec.get("summary"):  # one block standing for ``count`` (a comprehension's)
+                    count = m.spec.get("count")
+                    return type(count) is int and len(m.children) == 1 and type(m.children[0]) in (Layer, Obj) \
+                        and walk(m.children[0], tuple(f"{p}{i}." for p in prefixes for i in range(count)), depth + 1)
+                return all(type(c) in (Layer, Obj) and walk(c, tuple(f"{p}{i}." for p in prefixes), depth + 1)
+                           for i, c in enumerate(m.children))
+            if type(m) is not Obj or m.some or not m.cls.is_module:
+                return False
+            held = [(attr, v) for (oid, attr), v in st.heap.items() if oid == m.oid]
+            base = st.heap.get((m.oid, LAYER_BASE))
+            if type(base) is Layer and not walk(base, prefixes, depth + 1):
+                return False
+            for attr, v in held:  # its own parameters first
+                if type(v) is Tensor and v.grad == YES and v.leaf and v.roots:
+                    if not isinstance(attr, str) or attr.startswith("$"):
+                        return False  # registered under a name not known
+                    for r in v.roots:
+                        add(r, prefixes, attr)
+                elif type(v) is Box and st.heap.get((v.oid, "registered")) == Const(True):
+                    return False  # an nn.ParameterList (its items' names not followed)
+            for attr, v in held:  # then its modules (those in plain lists are not registered)
+                if type(v) is Alt:
+                    return False
+                if type(v) is Layer or type(v) is Obj and v.cls.is_module:
+                    if not isinstance(attr, str) or attr.startswith("$") \
+                            or not walk(v, tuple(f"{p}{attr}." for p in prefixes), depth + 1):
+                        return False
+            return True
+
+        if not walk(module, ("",), 0) or not names or len(names) > MAX_PIECES:
+            return None
+        pairs = []
+        for root, found in names.items():
+            found = list(dict.fromkeys(found))  # (a parameter shared by two modules: torch lists it once)
+            name = Const(found[0]) if len(found) == 1 else Alt(Const(n) for n in found)
+            pairs.append(Tup((name, Tensor(YES, True, roots=frozenset({root}), storage=root))))
+        return tuple(pairs)
 
     def module_roots(self, module: Val, st: State, depth: int) -> set:
         if type(module) is Layer:
@@ -276,7 +344,9 @@ class TorchModel:
             site = (node, self.frame.module.path) if qual in api.IN_PLACE_MODULES else None
             return Layer(qual, spec, root, config=config, site=site)
         if qual in api.MODULE_CONTAINERS or qual in api.MODULE_HOLDERS:
-            children, summary = [], False  # summary: a child stands for several, how many unknown
+            children, summary, count = [], False, None  # summary: a child stands for several (count: how many)
+            # indexed: its children are named 0, 1, ... (not a Sequential of an OrderedDict's)
+            indexed = not kwargs and not any(type(v) is Box and v.kind != "list" for v, _ in args)
             for v, _ in args:
                 if type(v) is Box:
                     items = st.heap.get((v.oid, "items" if v.kind == "list" else "blocks"))
@@ -284,6 +354,9 @@ class TorchModel:
                         children.extend(items.items)
                     else:
                         children.append(st.heap.get((v.oid, "*"), UNKNOWN))
+                        known = st.heap.get((v.oid, "count"))
+                        count = known.value if type(known) is Const and type(known.value) is int and not summary \
+                            and len(args) == 1 else None
                         summary = True
                 elif type(v) is Tup and qual in api.MODULE_HOLDERS:
                     children.extend(v.items)
@@ -292,7 +365,8 @@ class TorchModel:
                     summary = True
                 else:
                     children.append(v)
-            return Layer(qual, {"params": False, "saves": False, "summary": summary}, None, tuple(children))
+            return Layer(qual, {"params": False, "saves": False, "summary": summary, "indexed": indexed,
+                                **({"count": count} if summary and count is not None else {})}, None, tuple(children))
         if qual.startswith(api.OPTIMIZER_PREFIXES) and qual.rsplit(".", 1)[-1][:1].isupper() \
                 and not qual.startswith(api.NOT_OPTIMIZER_PREFIXES):
             params = args[0][0] if args else kwargs.get("params", (UNKNOWN, None))[0]

@@ -342,6 +342,9 @@ class Layer(Val):
         return hash((self.qual, id(self.root)))
 
 
+LAYER_BASE = "$layer"  # the heap slot of the torch layer a project's subclass of one is built on
+
+
 class Optim(Val):
     """An optimizer over ``params``. ``some``: read out of a list of optimizers by an index the
     analysis cannot pin (``optimizers[i]``), it steps one of their parameter sets: a maybe."""

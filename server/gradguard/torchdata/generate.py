@@ -1125,6 +1125,7 @@ def derive(section: str, name: str) -> dict:
         if facts["keeps"] is None and _keeps_index_input(cls, build, forward):
             facts["keeps"] = "self"  # ``nn.Embedding``: its backward reads the indices it was given
         facts["params"] = any(p.requires_grad for p in built.module.parameters())
+        facts["param_names"] = _parameter_names(cls, built.module)
         facts["returns"] = _returns(call(Inputs()))
         facts["inplace_flag"] = _in_place_flag(cls)
         facts["renorm_flag"] = _renorm_flag(cls, build, forward)
@@ -1132,6 +1133,17 @@ def derive(section: str, name: str) -> dict:
         facts["buffers"] = any(True for _ in built.module.buffers())
         return facts
     raise KeyError(section)
+
+
+def _parameter_names(cls, module) -> list:
+    """The names ``named_parameters()`` gives the module's parameters, over the configurations
+    that add some: a recurrent layer's second layer and reverse direction, an LSTM's projection
+    (each adds names; a test on a name the default omits must not be decided without it)."""
+    names = [n for n, _ in module.named_parameters()]
+    if issubclass(cls, torch.nn.RNNBase):
+        extra = {"num_layers": 2, "bidirectional": True, **({"proj_size": 2} if cls is torch.nn.LSTM else {})}
+        names += [n for n, _ in cls(3, 4, **extra).named_parameters()]
+    return list(dict.fromkeys(names))
 
 
 SECTIONS = {"functions": FUNCTIONS, "methods": METHODS, "attributes": ATTRIBUTES,
