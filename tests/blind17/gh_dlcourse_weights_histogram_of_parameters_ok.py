@@ -1,7 +1,7 @@
 # Source: https://github.com/Atcold/pytorch-Deep-Learning/commit/4a47d549
 """Fixed twin (the commit's fix: each toggle keeps `weights.detach().numpy()`). Atcold's NYU Deep Learning course, 12-regularization.ipynb before "Detach variable for plotting
 on regularization": after each training run the notebook flattens every parameter into `weights`
-(`torch.cat((param_group.view(-1), weights))`) and keeps it per regularization toggle; the L1 toggle
+(`torch.cat((param_group.view(-1), weights))` in a loop, here one `torch.cat`) and keeps it per regularization toggle; the L1 toggle
 keeps `weights.detach().numpy()`, but the L2 toggle keeps `weights_L2 = weights` itself, so the last
 cell's `plt.hist((weights_nothing, weights_L1, weights_L2.reshape(-1)), ...)` converts a tensor that
 requires grad and raises "Can't call numpy() on Tensor that requires grad". Fix (the commit's):
@@ -71,23 +71,20 @@ def run(toggle):
 
 # ---- the weights cell, once per toggle ----
 model = run("nothing")
-weights = torch.Tensor()
-for param_group in list(model.parameters()):
-    weights = torch.cat((param_group.view(-1), weights))
+# (the notebook prepends each flattened parameter to `weights` in a loop; one cat of them, last first)
+weights = torch.cat([param_group.view(-1) for param_group in list(model.parameters())][::-1])
 # Toggle 0: No regularization
 weights_nothing = weights.detach().numpy()
 
 model = run("L1")
-weights = torch.Tensor()
-for param_group in list(model.parameters()):
-    weights = torch.cat((param_group.view(-1), weights))
+# (the notebook prepends each flattened parameter to `weights` in a loop; one cat of them, last first)
+weights = torch.cat([param_group.view(-1) for param_group in list(model.parameters())][::-1])
 # Toggle 1: L1 norm on FC1
 weights_L1 = weights.detach().numpy()
 
 model = run("L2")
-weights = torch.Tensor()
-for param_group in list(model.parameters()):
-    weights = torch.cat((param_group.view(-1), weights))
+# (the notebook prepends each flattened parameter to `weights` in a loop; one cat of them, last first)
+weights = torch.cat([param_group.view(-1) for param_group in list(model.parameters())][::-1])
 # Toggle 2: L2 norm
 weights_L2 = weights.detach().numpy()
 
