@@ -30,6 +30,21 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a view of a layer's bias written in place where no backward is (YOLO's bias initialisation)": ("GG108", 13, """\
+        import math
+        import torch
+        import torch.nn as nn
+        class Detect(nn.Module):
+            def __init__(self, nc=2, ch=(8, 16)):
+                super().__init__()
+                self.na, self.nc = 3, nc
+                self.m = nn.ModuleList(nn.Conv2d(x, self.na * (nc + 5), 1) for x in ch)
+                self.stride = torch.tensor([8., 16.])
+        det = Detect()
+        for mi, s in zip(det.m, det.stride):
+            b = mi.bias.view(det.na, -1)
+            b[:, 4] += math.log(8 / (640 / s) ** 2)
+        """),
     "every parameter frozen by a name test that no name passes: the loss requires no grad": ("GG104", 20, """\
         import torch
         import torch.nn as nn

@@ -71,8 +71,9 @@ RULE = Rule(
     },
     events={"in_place": on_in_place},
     # a leaf made here; updates of a model's parameters sit next to the backward that fills .grad
-    # a leaf made to require grad, or a layer's weight or bias written in place
+    # a leaf made to require grad, or a layer's weight or bias written in place (or a view of it
+    # that may be: YOLO's ``b = mi.bias.view(na, -1); b[:, 4] += ...``)
     trigger=re.compile(r"requires_grad\s*=\s*True|requires_grad_\(\s*\)"
-                       r"|(?:weight|bias)(?:\s*\[[^\]\n]*\]\s*[-+*/]?=[^=]|\.\w+_\(|\s*[-+*/]=)"),
+                       r"|(?:weight|bias)(?:\s*\[[^\]\n]*\]\s*[-+*/]?=[^=]|\.\w+_\(|\s*[-+*/]=|\s*\.\s*view\()"),
     raises=True,
 )
