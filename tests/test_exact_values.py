@@ -30,6 +30,64 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a list known item by item zipped with its names: each pass converts its own item (the last requires grad)": ("GG107", 6, """\
+        import numpy as np
+        import torch
+        w = torch.randn(5, requires_grad=True)
+        kept = [(w * 2).detach().numpy(), (w * 3).detach().numpy(), w * 4]
+        for name, x in zip(("a", "b", "c"), kept):
+            counts, edges = np.histogram(x, 4)
+        """),
+    "a helper makes the caller's mask require grad in place: the caller's later write into a view of it is refused": ("GG108", 11, """\
+        import torch
+        def importance(mask):
+            mask.requires_grad_(True)
+            loss = (mask * torch.randn(4)).sum()
+            loss.backward()
+            return mask.grad.abs()
+        mask = torch.ones(4)
+        for step in range(2):
+            scores = importance(mask)
+            flat = mask.view(-1)
+            flat[scores.argmin()] = 0.0
+        """),
+    "parameter groups given as a list of dicts: the optimizer steps each group's parameters, saved by the retained graph": ("GG103", 17, """\
+        import torch
+        import torch.nn as nn
+        D = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+        G = nn.Linear(3, 4)
+        w_D, b_D = [], []
+        for layer in D:
+            if type(layer) == nn.Linear:
+                w_D.append(layer.weight)
+                b_D.append(layer.bias)
+        opt_D = torch.optim.SGD([{"params": w_D, "lr": 0.1}, {"params": b_D, "lr": 0.2}], lr=0.1)
+        feature = G(torch.randn(5, 3))
+        d_loss = D(feature).mean()
+        g_loss = -d_loss + feature.pow(2).mean()
+        opt_D.zero_grad()
+        d_loss.backward(retain_graph=True)
+        opt_D.step()
+        g_loss.backward()
+        """),
+    "a Sequential's children filtered by isinstance: a Sequential is no Linear, so the body is known and exp's result is written": ("GG103", 16, """\
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                body = []
+                for m in nn.Sequential(nn.Linear(4, 8), nn.Sequential(nn.Tanh(), nn.Linear(8, 8)), nn.Linear(8, 2)).children():
+                    if not isinstance(m, nn.Linear) or m.out_features != 2:
+                        body.append(m)
+                self.body = nn.Sequential(*body)
+            def forward(self, x):
+                return self.body(x)
+        net = Net()
+        out = torch.exp(net(torch.randn(3, 4)))
+        out[0] = 0.0
+        out.sum().backward()
+        """),
     "a view of a layer's bias written in place where no backward is (YOLO's bias initialisation)": ("GG108", 13, """\
         import math
         import torch

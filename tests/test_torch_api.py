@@ -1276,7 +1276,7 @@ def test_checkpoint_calls_its_function_and_reentrant_needs_a_tensor_input_that_r
 
 
 # Every table in torch_api.py is checked by a test above; a new table needs one too.
-VERIFIED_TABLES = {"MODULE_PARAMETER_NAMES", "AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWARD", "SAVED_TENSORS", "MODULE_WRAPPERS",
+VERIFIED_TABLES = {"LAYER_SUPERCLASSES", "MODULE_PARAMETER_NAMES", "AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWARD", "SAVED_TENSORS", "MODULE_WRAPPERS",
     "RANK_METHOD", "RANK_ATTRIBUTE", "NUMEL_METHODS", "PIECES", "RESHAPES", "DENSE_VIEWS", "DENSE_RESULTS",
     "CHECKPOINTS", "CHECKPOINT_REENTRANT", "RECEIVER_ONLY_METHODS", "IS_TENSOR", "MODULE_ADDERS", "MODULE_MODE_METHODS", "TRAINING_ATTRIBUTE", "IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE", 
     "TO_NUMPY_METHODS", "NUMPY_CONVERTERS", "GRAD_ATTRIBUTE", "RETAIN_GRAD",
@@ -1708,6 +1708,13 @@ def test_parameter_names_of_a_recurrent_layer_cover_its_configurations(name, con
     # a name test decided over the table must have seen every name the configuration gives
     names = {n for n, _ in resolve(name)(3, 4, **config).named_parameters()}
     assert names <= set(api.MODULE_PARAMETER_NAMES[name])
+
+
+def test_layer_superclasses_are_torch_subclassing():
+    names = sorted(api.MODULES)
+    for name in names:
+        bases = {other for other in names if other != name and issubclass(resolve(name), resolve(other))}
+        assert api.LAYER_SUPERCLASSES.get(name, frozenset()) == bases, name
 
 
 def test_every_table_is_verified():

@@ -320,6 +320,10 @@ class Autograd:
                 places += (("branched", None),)
             elif held_weakly.issuperset(spoilt):  # in the graph of some element, maybe not this one's
                 places += (("several", None),)
+            elif not frozenset().union(*(t.segs - t.weak - t.maybe for t in ts)).isdisjoint(spoilt):
+                # held for sure through resolved code (``F = C + unknown + lamb * G``: G's graph is
+                # walked whatever the unknown part is)
+                places += (("held", None),)
             self.emit("modified_saved", node, st, tuple(ts), target=_outputs_node(node, spec),
                       detail=spec.get("returns") or "backward", places=places)
             if self.killed:

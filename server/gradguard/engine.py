@@ -596,6 +596,19 @@ class Engine(TorchModel, Autograd):
             if view == "items":
                 return [Tup((Const(k), x)) for k, x in zip(keys, values)]
             return values if view == "values" else [Const(k) for k in keys]
+        if type(v) is Iter and v.wrap is not None and v.wrap[0] == "zip" and v.wrap[1]:
+            # ``for name, w in zip(names, (a, b, c))``: each column of parts known item by item
+            columns = [self.known_items(part, st) for part in v.wrap[1]]
+            n = min((len(c) for c in columns if c is not None), default=0)
+            if not (all(c is not None for c in columns) and 0 < n <= MAX_UNROLLED_BLOCKS):
+                return None
+            for k, part in enumerate(v.wrap[1]):
+                if type(part) is Box and any(x is UNKNOWN for x in columns[k]):
+                    # an item not followed (an append of a call abandoned) is at most what the
+                    # list's summary says of every element
+                    every = self._weak(st.heap.get((part.oid, "*"), UNKNOWN))
+                    columns[k] = [every if x is UNKNOWN else x for x in columns[k]]
+            return [Tup(tuple(c[i] for c in columns)) for i in range(n)]
         if type(v) is Iter and v.wrap is not None and v.wrap[0] == "params":
             return list(v.wrap[1])  # ``for name, p in net.named_parameters()``: each origin with its names
         if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) \
@@ -3639,6 +3652,9 @@ def _same_type(left: Val, op, right: Val, st: State) -> Optional[bool]:
     return None
 
 
+_CONTAINER_CLASSES = api.MODULE_CONTAINERS | api.MODULE_HOLDERS  # (no layer of api.MODULES derives from them)
+
+
 def _isinstance(v: Val, cls: Val) -> Val:
     """``isinstance`` where the answer is certain: a tensor is a ``torch.Tensor`` and no
     container; a tuple is no tensor. Anything else is unknown."""
@@ -3651,11 +3667,13 @@ def _isinstance(v: Val, cls: Val) -> Val:
         # a torch layer is no instance of a class of the project; an object is of its class's
         # ancestry, when all of it is known
         return Const(False) if type(v) is Layer else _derives(v.cls, cls, 0)
-    if type(cls) is LibRef and cls.qual in api.MODULES and type(v) in (Obj, Layer):
+    if type(cls) is LibRef and (cls.qual in api.MODULES or cls.qual in _CONTAINER_CLASSES) and type(v) in (Obj, Layer):
         if type(v) is Obj:
             return _derives(v.cls, cls, 0)
-        # one torch layer class is no other (but a lazy one, which is its eager class)
-        return Const(v.qual == cls.qual) if v.qual in api.MODULES and "Lazy" not in v.qual else UNKNOWN
+        # one torch layer class is no other but its bases (a lazy one is its eager class)
+        if (v.qual in api.MODULES or v.qual in _CONTAINER_CLASSES) and "Lazy" not in v.qual:
+            return Const(v.qual == cls.qual or cls.qual in api.LAYER_SUPERCLASSES.get(v.qual, ()))
+        return UNKNOWN
     if type(v) is Const and type(cls) is Builtin and cls.name in ("int", "float", "str", "bool") \
             and type(v.value) in (int, float, str, bool, type(None)):
         return Const(isinstance(v.value, {"int": int, "float": float, "str": str, "bool": bool}[cls.name]))

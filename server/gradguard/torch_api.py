@@ -281,6 +281,8 @@ MODULES = {name: {"params": e["params"], "saves": e["saves"],
                   # a recurrent layer's backward needs the state it was given (h, or (h, c))
                   **({"keeps_state": True} if e["keeps_state"] else {})}
            for name, e in _generated["modules"].items()}
+# which of those layers each one is a subclass of (``isinstance(nn.ReLU6(), nn.Hardtanh)``)
+LAYER_SUPERCLASSES = {name: frozenset(e["bases"]) for name, e in _generated["modules"].items() if e["bases"]}
 # what ``named_parameters()`` names each layer's parameters (its default configuration: a bias
 # turned off leaves one name more to the analysis, which only leaves a test on it undecided)
 MODULE_PARAMETER_NAMES = {name: tuple(e["param_names"]) for name, e in _generated["modules"].items() if e["param_names"]}

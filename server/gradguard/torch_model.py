@@ -55,6 +55,9 @@ class TorchModel:
             return set()
         if t is Box:
             out = self.roots_of(st.heap.get((v.oid, "*"), UNKNOWN), st, depth + 1)
+            items = st.heap.get((v.oid, "items"))
+            if type(items) is Tup:  # a list of parameter groups, each a dict of its own
+                out |= self.roots_of(items, st, depth + 1)
             for (oid, key), item in st.heap.items():
                 if oid == v.oid and isinstance(key, tuple):
                     out |= self.roots_of(item, st, depth + 1)
@@ -615,7 +618,9 @@ class TorchModel:
                 st.own_heap()[(t.storage, "required")] = out
             if out is not t:
                 out.shape = t.shape
-                if name in api.DETACH_IN_PLACE and t.segs:
+                if name in api.DETACH_IN_PLACE and t.segs or flag is True and t.leaf:
+                    # the tensor itself changed: every name and container holding it sees it (a
+                    # caller's too: ``compute_importance(head_mask=mask)`` makes ``mask`` require grad)
                     retarget(st, t, out)
             if type(holder) is Obj:
                 st.own_heap()[(holder.oid, receiver.attr)] = out

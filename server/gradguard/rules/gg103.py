@@ -16,7 +16,7 @@ from . import FixIntent, Report, Rule, short
 
 def on_modified_saved(ev) -> Report | None:
     places = dict(p for p in ev.places if p[0] not in ("saved", "also_modified_stmt", "also_written_stmt", "branched",
-                                                      "several"))
+                                                      "several", "held"))
     layer = places.pop("modified_layer", None)
     # a custom autograd function's backward checks what it saved where it reads ctx.saved_tensors
     raises_at = places.pop("raises_at", None)
@@ -36,7 +36,7 @@ def on_modified_saved(ev) -> Report | None:
     # a backward over a value that went through unresolved code (or that a branch may have cut
     # from the saved tensor's graph) may not reach the saved tensor
     branched = any(key == "branched" for key, _ in ev.places)
-    resolved = all(t.exact for t in ev.tensors)
+    resolved = all(t.exact for t in ev.tensors) or any(key == "held" for key, _ in ev.places)
     several = resolved and any(key == "several" for key, _ in ev.places)  # (else unresolved code is the reason)
     exact = resolved and not branched and not several
     fixes = _fixes(modified, stmt, expr, ev, others, written)

@@ -1126,6 +1126,7 @@ def derive(section: str, name: str) -> dict:
             facts["keeps"] = "self"  # ``nn.Embedding``: its backward reads the indices it was given
         facts["params"] = any(p.requires_grad for p in built.module.parameters())
         facts["param_names"] = _parameter_names(cls, built.module)
+        facts["bases"] = sorted(other for other in MODULES if other != name and issubclass(cls, resolve(other)))
         facts["returns"] = _returns(call(Inputs()))
         facts["inplace_flag"] = _in_place_flag(cls)
         facts["renorm_flag"] = _renorm_flag(cls, build, forward)
