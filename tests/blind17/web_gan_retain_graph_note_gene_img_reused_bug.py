@@ -1,5 +1,5 @@
-"""Source: https://rlawjdghek.tistory.com/33
-A Korean blog note on `loss.backward(retain_graph=True)` when training a basic GAN: the discriminator
+# Source: https://rlawjdghek.tistory.com/33
+"""A Korean blog note on `loss.backward(retain_graph=True)` when training a basic GAN: the discriminator
 is trained first on `gene_img = G(latent_z)` without `.detach()`, and the generator is then trained on
 the same `gene_img`. The discriminator's backward already freed G's part of the graph, so
 `G_loss.backward()` raises "Trying to backward through the graph a second time". The post's fix (its

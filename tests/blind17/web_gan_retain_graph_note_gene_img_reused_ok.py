@@ -1,5 +1,5 @@
-"""Source: https://rlawjdghek.tistory.com/33
-A Korean blog note on `loss.backward(retain_graph=True)` when training a basic GAN: the discriminator
+# Source: https://rlawjdghek.tistory.com/33
+"""A Korean blog note on `loss.backward(retain_graph=True)` when training a basic GAN: the discriminator
 is trained first on `gene_img = G(latent_z)` without `.detach()`, and the generator is then trained on
 the same `gene_img`. Fixed as the post's point 3: `D_loss.backward(retain_graph=True)` keeps G's part of the graph, which
 `G_loss.backward()` then walks once (D's new forward on the stepped weights is a fresh graph).

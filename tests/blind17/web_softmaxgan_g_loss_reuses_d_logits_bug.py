@@ -1,5 +1,5 @@
-"""Source: https://rlawjdghek.tistory.com/81?category=818324
-SoftmaxGAN (Korean blog post): the discriminator loss over the partition function Z_B of real and
+# Source: https://rlawjdghek.tistory.com/81?category=818324
+"""SoftmaxGAN (Korean blog post): the discriminator loss over the partition function Z_B of real and
 generated logits is backwarded with `retain_graph=True` and `optimizer_D.step()` runs; then the
 generator loss is built from the same `real_logit` / `gene_logit` and backwarded. The step rewrote
 D's weights that those logits' graph saved, so `G_loss.backward()` raises "one of the variables needed

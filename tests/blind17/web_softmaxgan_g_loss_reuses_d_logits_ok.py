@@ -1,5 +1,5 @@
-"""Source: https://rlawjdghek.tistory.com/81?category=818324
-SoftmaxGAN (Korean blog post), fixed as the post's first solution: D is trained on the detached
+# Source: https://rlawjdghek.tistory.com/81?category=818324
+"""SoftmaxGAN (Korean blog post), fixed as the post's first solution: D is trained on the detached
 generated batch (no `retain_graph=True` needed), and after `optimizer_D.step()` the real and generated
 logits are computed again with the updated D for the generator loss, so `G_loss.backward()` walks a
 fresh graph. Small MLP generator/discriminator on random data, CPU.
