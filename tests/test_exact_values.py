@@ -1077,6 +1077,25 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "a head in an nn.ModuleDict unfrozen by name after every parameter was frozen: it trains": """\
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(4, 4)
+                self.heads = nn.ModuleDict({"cls": nn.Linear(4, 2)})
+            def forward(self, x):
+                return self.heads["cls"](self.body(x))
+        net = Net()
+        for p in net.parameters():
+            p.requires_grad = False
+        for name, p in net.named_parameters():
+            if "heads" in name:
+                p.requires_grad = True
+        loss = net(torch.randn(3, 4)).sum()
+        loss.backward()
+        """,
     "the first blocks of several a comprehension made frozen by name: the last still trains": """\
         import torch
         import torch.nn as nn

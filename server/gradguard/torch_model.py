@@ -118,8 +118,11 @@ class TorchModel:
                         return False  # registered under a name not known
                     for r in v.roots:
                         add(r, prefixes, attr)
-                elif type(v) is Box and st.heap.get((v.oid, "registered")) == Const(True):
-                    return False  # an nn.ParameterList (its items' names not followed)
+                elif type(v) is Box and (st.heap.get((v.oid, "registered")) == Const(True)
+                                         or type(st.heap.get((v.oid, "*"))) in (Layer, Obj, Alt)):
+                    # an nn.ParameterList, or modules in a container that may be an nn.ModuleDict
+                    # (registered) or a plain dict (not): their names are not followed
+                    return False
             for attr, v in held:  # then its modules (those in plain lists are not registered)
                 if type(v) is Alt:
                     return False
