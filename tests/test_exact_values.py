@@ -30,6 +30,33 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a world model's reward read as an Independent Normal's mean: the discount row written after a return saved its slice": ("GG103", 16, """\
+        import torch
+        import torch.distributions as td
+        head = torch.nn.Linear(4, 1)
+        def reward_model(feat):
+            return td.independent.Independent(td.Normal(head(feat), 1.0), 1)
+        def compute_return(reward, discount):
+            return reward + discount * reward
+        feat = torch.randn(5, 3, 4)
+        imag_reward = reward_model(feat).mean
+        discount_arr = 0.99 * torch.ones_like(imag_reward)
+        returns = compute_return(imag_reward[:-1], discount_arr[:-1])
+        discount_arr[0] = 1
+        discount = torch.cumprod(discount_arr[:-1], 0)
+        actor_loss = -torch.mean(discount * returns)
+        actor_loss.backward()
+        """),
+    "a Normal's stddev is its scale: two backwards through the exp it was made of": ("GG101", 8, """\
+        import torch
+        from torch.distributions import Normal
+        log_std = torch.zeros(3, requires_grad=True)
+        dist = Normal(torch.zeros(3), log_std.exp())
+        std = dist.stddev
+        std.sum().backward()
+        loss = (2 * std).sum()
+        loss.backward()
+        """),
     "a list known item by item zipped with its names: each pass converts its own item (the last requires grad)": ("GG107", 6, """\
         import numpy as np
         import torch
@@ -1077,6 +1104,15 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "a Categorical's probs computed from its logits, read once per step: each step its own graph": """\
+        import torch
+        from torch.distributions import Categorical, Normal
+        w = torch.randn(4, 3, requires_grad=True)
+        for step in range(2):
+            dist = Categorical(logits=torch.randn(2, 4) @ w)
+            loss = dist.probs.sum() + Normal(w, 1.0).mean.sum()
+            loss.backward()
+        """,
     "a head in an nn.ModuleDict unfrozen by name after every parameter was frozen: it trains": """\
         import torch
         import torch.nn as nn

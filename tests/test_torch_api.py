@@ -1306,7 +1306,7 @@ VERIFIED_TABLES = {"LAYER_SUPERCLASSES", "MODULE_PARAMETER_NAMES", "AUTOGRAD_FUN
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES", "RENORM_MODULES", "RENORM_FUNCTIONS",
-    "DISTRIBUTION_SHARED_NODES", "MODULE_MEMBERS", "GRAD_SCALERS", "GRAD_SCALER_SCALE", "GRAD_SCALER_STEP",
+    "DISTRIBUTION_SHARED_NODES", "DISTRIBUTION_ATTRIBUTES", "MODULE_MEMBERS", "GRAD_SCALERS", "GRAD_SCALER_SCALE", "GRAD_SCALER_STEP",
     "PRETRAINED_LAYERS", "PRETRAINED_FREEZE", "OPTIMIZER_BASES", "PARAM_GROUPS", "GROUP_PARAMS",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
@@ -1482,6 +1482,48 @@ def test_module_members_are_what_every_module_has():
     assert all(hasattr(bare, n) and hasattr(net, n) for n in api.MODULE_MEMBERS)
     assert {"training", "forward", "parameters", "_modules", "__call__"} <= api.MODULE_MEMBERS
     assert not hasattr(net, "neck") and "neck" not in api.MODULE_MEMBERS
+
+
+@pytest.mark.parametrize("name", sorted(api.DISTRIBUTION_ATTRIBUTES))
+def test_distribution_attribute_is_the_parameter_itself(name):
+    """Each listed attribute of a distribution built with broadcast-free leaves (by keyword) is
+    the listed parameter itself (``Normal(loc, scale).mean is loc``), or that attribute of the
+    wrapped distribution (``Independent(Normal(loc, scale), 1).mean is base.mean``); and the
+    position of the parameter is its place in the signature."""
+    from gradguard.torchdata.generate import _parameter_value
+
+    cls = resolve(name)
+    signature = list(inspect.signature(cls).parameters)
+    for attr, entries in api.DISTRIBUTION_ATTRIBUTES[name].items():
+        for param, pos, inner in entries:
+            assert signature[pos] == param
+            if inner is not None:
+                base = torch.distributions.Normal(torch.randn(3).requires_grad_(), (torch.rand(3) + 0.5).requires_grad_())
+                dist = cls(base, 1)
+                assert getattr(dist, attr) is getattr(base, inner)
+                continue
+            given = {p: _parameter_value(cls.arg_constraints[p], True) for p in signature
+                     if p == param or inspect.signature(cls).parameters[p].default is inspect.Parameter.empty
+                     and p in cls.arg_constraints}
+            # (one of ``probs``/``logits`` must be given besides a count)
+            for extra in [None] + [p for p in cls.arg_constraints if p in signature and p not in given]:
+                more = {extra: _parameter_value(cls.arg_constraints[extra], False)} if extra else {}
+                try:
+                    dist = cls(**given, **more)
+                except ValueError:
+                    continue
+                assert getattr(dist, attr) is given[param]
+                break
+            else:
+                raise AssertionError(f"{name} cannot be built with {param}")
+
+
+def test_distribution_attributes_cover_the_common_ones():
+    """The table knows what RL code reads most: a Normal's mean and stddev, through Independent."""
+    normal = api.DISTRIBUTION_ATTRIBUTES["torch.distributions.Normal"]
+    assert [e[0] for e in normal["mean"]] == ["loc"] and [e[0] for e in normal["stddev"]] == ["scale"]
+    assert api.DISTRIBUTION_ATTRIBUTES["torch.distributions.independent.Independent"]["mean"][0][2] == "mean"
+    assert "mean" not in api.DISTRIBUTION_ATTRIBUTES.get("torch.distributions.Categorical", {})
 
 
 @pytest.mark.parametrize("name", sorted(api.DISTRIBUTION_SHARED_NODES))

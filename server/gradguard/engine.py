@@ -2049,6 +2049,11 @@ class Engine(TorchModel, Autograd):
                                    api.SHAPE_ATTRIBUTES.get(name), [(recv, _receiver(node))], {}, st)
             if name in api.RESULT_FIELDS:
                 return recv if api.RESULT_FIELDS[name] else Tensor(NEVER, exact=recv.exact)
+            if recv.params is not None:  # ``dist.mean`` of ``Normal(mu, std)``: ``mu`` itself
+                given = dict(recv.params[1])
+                for param, _, inner in api.DISTRIBUTION_ATTRIBUTES[recv.params[0]].get(name, ()):
+                    if param in given:
+                        return given[param] if inner is None else self.attr(given[param], inner, st, node)
             return Bound(recv, name)
         if t is Obj:
             value = st.heap.get((recv.oid, name))

@@ -169,6 +169,13 @@ MODULE_MEMBERS = frozenset(_generated["module_members"])
 DISTRIBUTION_SHARED_NODES = {name: {p: pos for p, (pos, shared) in params.items() if shared}
                              for name, params in _generated["distributions"].items()
                              if any(shared for _, shared in params.values())}
+# Attributes of a distribution that are one of its parameters itself, when it was given
+# (``Normal(loc, scale).mean`` is ``loc``), or that attribute of a wrapped distribution
+# (``Independent(base, 1).mean`` is ``base.mean``): attribute -> ((parameter, position,
+# attribute of it or None), ...).
+DISTRIBUTION_ATTRIBUTES = {name: {attr: tuple((entry[0], entry[1], entry[2] if len(entry) > 2 else None)
+                                              for entry in params) for attr, params in attrs.items()}
+                           for name, attrs in _generated["distribution_attributes"].items()}
 # Methods of torch.distributions objects (modelled as the tensors of their parameters) that draw
 # without grad: only rsample() is differentiable. No torch.Tensor method has these names.
 SAMPLE_METHODS = frozenset({"sample", "sample_n"})

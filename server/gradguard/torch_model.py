@@ -402,9 +402,15 @@ class TorchModel:
                 ts = [t for v, _ in inputs for t in tensors_in(v) if t.grad != NO]
                 if not ts:
                     return Tensor()
+                attributes = api.DISTRIBUTION_ATTRIBUTES.get(qual)
+                given = None
+                if attributes:  # what ``.mean`` and its kin give back: a parameter itself
+                    names = {p: pos for params in attributes.values() for p, pos, _ in params}
+                    given = (qual, tuple((name, kwargs[name][0] if name in kwargs else args[pos][0])
+                                         for name, pos in names.items() if name in kwargs or len(args) > pos))
                 return Tensor(max(t.grad for t in ts), False, frozenset().union(*(t.segs for t in ts)),
                               frozenset().union(*(t.roots for t in ts)), merge_via(ts),
-                              all(t.exact for t in ts), frozenset().union(*(t.weak for t in ts)))
+                              all(t.exact for t in ts), frozenset().union(*(t.weak for t in ts)), params=given)
             return self.op(node, inputs, None, st)
         held = [st.heap[(v.oid, "*")] for v, _ in inputs if type(v) is Box and type(st.heap.get((v.oid, "*"))) is Tensor]
         if held:  # ``pad_sequence(rows)``: what it makes of a list of tensors is not known; it may hold their graphs

@@ -161,11 +161,11 @@ class After(Val):
 
 class Tensor(Val):
     __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape", "why", "storage", "maybe",
-                 "integral", "boolean", "strided")
+                 "integral", "boolean", "strided", "params")
 
     def __init__(self, grad=NO, leaf=True, segs=frozenset(), roots=frozenset(), via=None,
                  exact=True, weak=frozenset(), shape=None, why=frozenset(), storage=None, maybe=frozenset(),
-                 integral=False, strided=False, boolean=False):
+                 integral=False, strided=False, boolean=False, params=None):
         self.grad = grad
         self.leaf = leaf
         self.segs: frozenset = segs
@@ -193,6 +193,9 @@ class Tensor(Val):
         # result over one: element-wise ops keep their input's strides), so ``reshape`` of it
         # may copy; otherwise reshape, flatten and ravel return a view of its memory
         self.strided = strided
+        # of a ``torch.distributions`` object (modelled as the tensor of its parameters' graphs):
+        # its class and the values given for its parameters, by name
+        self.params = params
 
     def but(self, **changes) -> "Tensor":
         """A copy with some fields changed."""

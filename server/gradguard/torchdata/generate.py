@@ -1339,8 +1339,68 @@ def distributions() -> dict:
             continue
         params = list(inspect.signature(cls).parameters)
         facts = {p: _builds_shared_node(cls, p) for p in cls.arg_constraints if p in params}
-        out[f"torch.distributions.{name}"] = {p: [params.index(p), shared] for p, shared in facts.items()
-                                              if shared is not None}
+        out[f"torch.distributions.{name}"] = out[f"{cls.__module__}.{name}"] = {
+            p: [params.index(p), shared] for p, shared in facts.items() if shared is not None}
+    return out
+
+
+# What a distribution's attributes are: ``Normal(loc, scale).mean`` is ``loc`` itself.
+DISTRIBUTION_PROPERTIES = ("mean", "mode", "stddev", "variance")
+
+
+def distribution_attributes() -> dict:
+    """Per class of ``torch.distributions``, the attributes (its parameters' names and
+    ``DISTRIBUTION_PROPERTIES``) that are a parameter itself when that parameter is given:
+    attribute -> [[parameter, position], ...]. Found by building each with its required
+    parameters and one optional one (``probs`` or ``logits``, not both), all leaves. Of a
+    wrapper (``Independent(base, n)``): [[parameter, position, attribute]], the base's own."""
+    import torch.distributions as dists
+    out = {}
+    for name in sorted(dists.__all__):
+        cls = getattr(dists, name)
+        if not (isinstance(cls, type) and issubclass(cls, dists.Distribution)) \
+                or not isinstance(getattr(cls, "arg_constraints", None), dict):
+            continue
+        signature = inspect.signature(cls).parameters
+        params = list(signature)
+        found: dict = {}
+        for chosen in [p for p in cls.arg_constraints if p in signature]:
+            given = {}
+            for param, spec in signature.items():
+                if param == chosen or spec.default is inspect.Parameter.empty and param in cls.arg_constraints:
+                    value = _parameter_value(cls.arg_constraints[param], True)
+                    if value is None:
+                        break
+                    given[param] = value
+            else:
+                try:
+                    dist = cls(**given)
+                except (ValueError, RuntimeError, TypeError, NotImplementedError):
+                    continue
+                for attr in list(cls.arg_constraints) + list(DISTRIBUTION_PROPERTIES):
+                    try:
+                        value = getattr(dist, attr)
+                    except (AttributeError, NotImplementedError, RuntimeError, ValueError):
+                        continue
+                    for param, tensor in given.items():
+                        if value is tensor and [param, params.index(param)] not in found.get(attr, []):
+                            found.setdefault(attr, []).append([param, params.index(param)])
+        if "base_distribution" in signature:  # a wrapper: its attributes may be its base's
+            base = dists.Normal(torch.randn(3).requires_grad_(), (torch.rand(3) + 0.5).requires_grad_())
+            others = {"reinterpreted_batch_ndims": 1, "transforms": []}
+            try:
+                dist = cls(base, **{p: others[p] for p, spec in signature.items()
+                                    if p != "base_distribution" and spec.default is inspect.Parameter.empty})
+            except (KeyError, ValueError, RuntimeError, TypeError, NotImplementedError):
+                dist = None
+            for attr in DISTRIBUTION_PROPERTIES if dist is not None else ():
+                try:
+                    if getattr(dist, attr) is getattr(base, attr):
+                        found[attr] = [["base_distribution", params.index("base_distribution"), attr]]
+                except (AttributeError, NotImplementedError, RuntimeError, ValueError):
+                    continue
+        if found:  # (by both names: ``td.Normal``, ``td.normal.Normal``)
+            out[f"torch.distributions.{name}"] = out[f"{cls.__module__}.{name}"] = found
     return out
 
 
@@ -1358,6 +1418,7 @@ def main() -> None:
     api["not_writing"] = not_writing()
     api["dtypes"] = dtypes()
     api["distributions"] = distributions()
+    api["distribution_attributes"] = distribution_attributes()
     api["module_members"] = module_members()
     meta = {"torch": torch.__version__, "python": sys.version.split()[0],
             "command": "python -m gradguard.torchdata.generate"}
