@@ -30,7 +30,29 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
-    "a world model's reward read as an Independent Normal's mean: the discount row written after a return saved its slice": ("GG103", 16, """\
+    "a DataParallel-like gather of (logits, loss) pairs, a tuple made item by item: the losses stacked into a vector": ("GG105", 20, """\
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+            def forward(self, x, y):
+                logits = self.fc(x)
+                return logits, nn.functional.cross_entropy(logits, y)
+        def gather(outputs):
+            first = outputs[0]
+            if isinstance(first, torch.Tensor):
+                if first.dim() == 0:
+                    return torch.stack(outputs)
+                return torch.cat(outputs, dim=0)
+            return type(first)(gather([o[i] for o in outputs]) for i in range(len(first)))
+        net = Net()
+        x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+        logits, loss = gather([net(a, b) for a, b in zip(x.chunk(2), y.chunk(2))])
+        loss.backward()
+        """),
+    "a world model's reward read as an Independent Normal's mean: the discount row written after a return saved its slice": ("GG103", 15, """\
         import torch
         import torch.distributions as td
         head = torch.nn.Linear(4, 1)

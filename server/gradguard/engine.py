@@ -1616,6 +1616,33 @@ class Engine(TorchModel, Autograd):
             return v.like(self.keyed(x, key, st) for x in v.items)
         return v
 
+    def tuple_per_number(self, node, outer: Val, st) -> Optional[Tup]:
+        """``tuple(gather([o[i] for o in outs]) for i in range(len(first)))`` over a range of a
+        few known numbers: each element computed from its own number, in a context of its own,
+        so the tuple is known item by item (a loss apart from the logits beside it)."""
+        gen = node.generators[0]
+        if len(node.generators) != 1 or gen.is_async or gen.ifs or type(outer) is not Iter \
+                or outer.wrap is None or outer.wrap[0] != "range":
+            return None
+        numbers = _range_values(outer.wrap)
+        if numbers is None or not 0 < len(numbers) <= MAX_UNROLLED_BLOCKS:
+            return None
+        frame = self.frame
+        outer_ctx = frame.ctx
+        values = []
+        for k in numbers:
+            frame.ctx = (((node, k),) + outer_ctx)[:CONTEXT_DEPTH]
+            try:
+                inner = st.copy()
+                if inner.locals is None:
+                    inner.locals = {}
+                self.assign(gen.target, Const(k), inner)
+                values.append(self.ev(node.elt, inner))
+                st.adopt(inner)
+            finally:
+                frame.ctx = outer_ctx
+        return Tup(tuple(values))
+
     def list_per_item(self, node, st, outer=None) -> Optional[Box]:
         """``[repackage(h) for h in hidden]``, ``[model(x) for model in models]`` over a few items
         known one by one (its iterable a name or an attribute, read again at no cost when this
@@ -2573,6 +2600,10 @@ class Engine(TorchModel, Autograd):
             v = vals[0]
             if name == "tuple" and type(v) is Tup:
                 return v
+            if name == "tuple" and type(v) is Iter and v.wrap is not None and v.wrap[0] == "genexp":
+                made = self.tuple_per_number(v.wrap[1], v.wrap[2], st)
+                if made is not None:
+                    return made
             if type(v) in (Box, Iter, Tup, Obj, Tensor):
                 if name in ("list", "sorted", "set") or (name == "tuple" and type(v) is Iter):
                     # made now, once: ``tuple(f(p) for p in ps)`` holds one graph per element
