@@ -30,6 +30,21 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a no-grad output indexed by categories numpy picked: the index adds no grad, the loss has none": ("GG104", 13, """\
+        import numpy as np
+        import torch
+        net = torch.nn.Linear(4, 3)
+        class Target:
+            def __init__(self, category):
+                self.category = category
+            def __call__(self, out):
+                return out[:, self.category]
+        with torch.no_grad():
+            outputs = net(torch.randn(2, 4))
+        targets = [Target(c) for c in np.argmax(outputs.numpy(), axis=-1)]
+        loss = sum([t(o.unsqueeze(0)) for t, o in zip(targets, outputs)]).sum()
+        loss.backward()
+        """),
     "a DataParallel-like gather of (logits, loss) pairs, a tuple made item by item: the losses stacked into a vector": ("GG105", 20, """\
         import torch
         import torch.nn as nn

@@ -1844,7 +1844,10 @@ class Engine(TorchModel, Autograd):
             kind = "basic" if _basic_index(node.slice, index) else "advanced"
             view = kind in api.VIEW_SUBSCRIPTS
             # (advanced indexing copies into a new, contiguous tensor: checked against torch)
-            out = self.op(node, [(base, node.value), (index, node.slice)], api.SUBSCRIPT_SAVES[kind], st,
+            # (an index never carries grad: torch refuses float indices; what the op may save of
+            # it are the tensors in it, so a number or a value not followed adds no doubt)
+            indices = [(index, node.slice)] if type(index) is Box else [(t, node.slice) for t in tensors_in(index)]
+            out = self.op(node, [(base, node.value)] + indices, api.SUBSCRIPT_SAVES[kind], st,
                           storage=base.storage if view else None, layout=view)
             items = _index_items(node.slice, index, self.known_slice, st) if kind == "basic" else None
             if items is not None:
