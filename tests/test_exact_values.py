@@ -30,6 +30,20 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a detector decodes its sigmoid output in place unless exporting to ONNX, which an eager run never is": ("GG103", 12, """\
+        import torch
+        conv = torch.nn.Conv2d(3, 6, 1)
+        def detect(x):
+            y = conv(x).sigmoid()
+            if not torch.onnx.is_in_onnx_export():
+                y[:, 0:2] = y[:, 0:2] * 2.0 - 0.5
+            else:
+                y = torch.cat((y[:, 0:2] * 2.0 - 0.5, y[:, 2:]), 1)
+            return y
+        img = torch.rand(1, 3, 4, 4, requires_grad=True)
+        loss = detect(img)[:, 4].max()
+        loss.backward()
+        """),
     "a no-grad output indexed by categories numpy picked: the index adds no grad, the loss has none": ("GG104", 13, """\
         import numpy as np
         import torch
@@ -1791,3 +1805,16 @@ def test_python_semantics_keep_the_proof_exact(name, tmp_path):
     assert f'prog.py", line {line},' in ran.stderr, ran.stderr[-2000:]
     found = [(f.code, f.location.line, f.severity) for f in analyze_source(source, str(path)).findings]
     assert (code, line, "error") in found, found
+
+
+@pytest.mark.parametrize("head", ["for row in out.numpy():", "if out.numpy().sum() > 0:", "while out.numpy().sum() > 0:"])
+def test_a_header_that_raises_runs_no_body(head, tmp_path):
+    """A loop or branch whose header raises (``for row in out.numpy():``) ends there: torch
+    never reaches its body, so the body's own raise is no finding."""
+    source = f"import torch\nw = torch.randn(3, 2, requires_grad=True)\nout = torch.randn(4, 3) @ w\n{head}\n    print(out[0].numpy())\n    out = out.detach()\n"
+    path = tmp_path / "prog.py"
+    path.write_text(source)
+    ran = torchrun.run(path)
+    assert 'prog.py", line 4,' in ran.stderr and "numpy() on Tensor that requires grad" in ran.stderr, ran.stderr[-2000:]
+    found = [(f.code, f.location.line) for f in analyze_source(source, str(path)).findings if f.severity == "error"]
+    assert found == [("GG107", 4)]

@@ -350,7 +350,10 @@ class Engine(TorchModel, Autograd):
         return st
 
     def s_If(self, node, st):
-        known = truth(self.ev(node.test, st))
+        test = self.ev(node.test, st)
+        if self.killed:  # the test itself raises: neither branch runs
+            return st
+        known = truth(test)
         if known is True:
             return self.block(node.body, st)
         if known is False:
@@ -513,6 +516,8 @@ class Engine(TorchModel, Autograd):
 
     def s_For(self, node, st):
         iterable = self.ev(node.iter, st)
+        if self.killed:  # ``for row in out.numpy():`` raises before the body runs
+            return st
         if type(iterable) is Iter and iterable.wrap is not None and iterable.wrap[0] == "range" \
                 and len(iterable.wrap) == 3 and type(iterable.wrap[1]) is Const and type(iterable.wrap[2]) is Const \
                 and type(iterable.wrap[1].value) is int and type(iterable.wrap[2].value) is int \
@@ -688,7 +693,7 @@ class Engine(TorchModel, Autograd):
 
     def s_While(self, node, st):
         def step(s, first):
-            if truth(self.ev(node.test, s)) is False:
+            if truth(self.ev(node.test, s)) is False or self.killed:  # (a test that raises ends it)
                 return None
             return self.block(node.body, s)
 
