@@ -1306,7 +1306,7 @@ VERIFIED_TABLES = {"LAYER_SUPERCLASSES", "MODULE_PARAMETER_NAMES", "AUTOGRAD_FUN
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES", "RENORM_MODULES", "RENORM_FUNCTIONS",
-    "DISTRIBUTION_SHARED_NODES", "DISTRIBUTION_ATTRIBUTES", "MODULE_MEMBERS", "GRAD_SCALERS", "GRAD_SCALER_SCALE", "GRAD_SCALER_STEP",
+    "DISTRIBUTION_SHARED_NODES", "DISTRIBUTION_ATTRIBUTES", "EAGER_QUERIES", "MODULE_MEMBERS", "GRAD_SCALERS", "GRAD_SCALER_SCALE", "GRAD_SCALER_STEP",
     "PRETRAINED_LAYERS", "PRETRAINED_FREEZE", "OPTIMIZER_BASES", "PARAM_GROUPS", "GROUP_PARAMS",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
@@ -1482,6 +1482,20 @@ def test_module_members_are_what_every_module_has():
     assert all(hasattr(bare, n) and hasattr(net, n) for n in api.MODULE_MEMBERS)
     assert {"training", "forward", "parameters", "_modules", "__call__"} <= api.MODULE_MEMBERS
     assert not hasattr(net, "neck") and "neck" not in api.MODULE_MEMBERS
+
+
+@pytest.mark.parametrize("name", sorted(api.EAGER_QUERIES))
+def test_eager_queries_are_false_when_run_eagerly(name):
+    """Each query of scripting, tracing, exporting or compiling answers False in an eager run,
+    in a module's forward called eagerly too."""
+    query = resolve(name)
+    assert query() is False
+
+    class Probe(torch.nn.Module):
+        def forward(self, x):
+            return x * 2 if query() else x + 1
+
+    assert torch.equal(Probe()(torch.ones(1)), torch.full((1,), 2.0))
 
 
 @pytest.mark.parametrize("name", sorted(api.DISTRIBUTION_ATTRIBUTES))

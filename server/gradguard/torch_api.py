@@ -278,6 +278,12 @@ MUTATION_CONTEXTS = frozenset({"torch.autograd.graph.allow_mutation_on_saved_ten
 # Calls that read the mode: whether grad recording is on / inference mode is on.
 GRAD_MODE_QUERIES = {"torch.is_grad_enabled": "grad",
                      "torch.is_inference_mode_enabled": "inference"}
+# Calls that ask whether torch is scripting, tracing, exporting or compiling the code: False in
+# the eager run that builds graphs and raises autograd errors (code analysed is called eagerly;
+# what ``torch.jit.script``/``torch.onnx.export`` run of it is never followed).
+EAGER_QUERIES = frozenset({"torch.onnx.is_in_onnx_export", "torch.jit.is_scripting", "torch.jit.is_tracing",
+                           "torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling",
+                           "torch.compiler.is_exporting", "torch._dynamo.is_compiling"})
 
 # nn.Module classes (generated, see above): has trainable parameters, whether its forward saves
 # tensors (in train() mode, with the default constructor arguments), what it returns: absent

@@ -186,6 +186,8 @@ class TorchModel:
             if api.GRAD_MODE_QUERIES[qual] == "inference":
                 return Const(self.inference > 0)
             return Const(st.grad) if st.grad is not None else UNKNOWN
+        if qual in api.EAGER_QUERIES and not args and not kwargs:  # ``if not torch.onnx.is_in_onnx_export():``
+            return Const(False)
         if qual == api.IS_TENSOR and len(args) == 1:  # known for a tensor and for a Python value
             kind = type(args[0][0])
             return Const(True) if kind is Tensor else Const(False) if kind in (Const, Number, Tup, Box) else UNKNOWN
