@@ -1,3 +1,4 @@
+# Source: https://github.com/vwxyzjn/cleanrl/commit/5a3a092564a9fcf2cb748ca2ad23007989567f2e
 """https://github.com/vwxyzjn/cleanrl/commit/5a3a092564a9fcf2cb748ca2ad23007989567f2e
 CleanRL's early ppo_continuous_action.py (before the commit "PPO # fix the retain_graph=True"):
 the rollout writes the critic's outputs into the `values = torch.zeros(...)` buffer with grad on,

@@ -1,3 +1,4 @@
+# Source: https://github.com/vwxyzjn/cleanrl/commit/5a3a092564a9fcf2cb748ca2ad23007989567f2e
 """https://github.com/vwxyzjn/cleanrl/commit/5a3a092564a9fcf2cb748ca2ad23007989567f2e
 CleanRL's early ppo_continuous_action.py, fixed as the commit "PPO # fix the retain_graph=True"
 does: the rollout filled the `values` buffer with grad on and each update epoch backwarded the

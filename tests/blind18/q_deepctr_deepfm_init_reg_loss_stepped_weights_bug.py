@@ -1,3 +1,4 @@
+# Source: https://github.com/shenweichen/DeepCTR-Torch/issues/88
 """https://github.com/shenweichen/DeepCTR-Torch/issues/88
 DeepCTR-Torch 0.2.1's DeepFM example (run_classification_criteo.py) on torch 1.5: the models'
 `__init__` calls `add_regularization_loss(...)`, which computes the L2 norms of the embedding,

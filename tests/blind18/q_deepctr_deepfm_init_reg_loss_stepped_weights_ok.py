@@ -1,3 +1,4 @@
+# Source: https://github.com/shenweichen/DeepCTR-Torch/issues/88
 """https://github.com/shenweichen/DeepCTR-Torch/issues/88
 DeepCTR-Torch's DeepFM example (run_classification_criteo.py), fixed as the maintainers did in
 v0.2.2-v0.2.4 ("we have solved this issue in new version"): 0.2.1 computed the L2 norms of the

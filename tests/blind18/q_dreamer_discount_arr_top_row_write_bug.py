@@ -1,3 +1,4 @@
+# Source: https://github.com/juliusfrost/dreamer-pytorch/commit/1e1e2e2022258ac048858604bb0c60647cbfb084
 """https://github.com/juliusfrost/dreamer-pytorch/commit/1e1e2e2022258ac048858604bb0c60647cbfb084
 dreamer-pytorch's `Dreamer.loss` (dreamer/algos/dreamer_algo.py before the commit): the imagined
 rollout's rewards and values go into `compute_return` with `discount_arr[:-1]`, a view of

@@ -1,3 +1,4 @@
+# Source: https://github.com/jacobgil/pytorch-grad-cam/issues/251
 """https://github.com/jacobgil/pytorch-grad-cam/issues/251
 The "EigenCAM for YOLO5" tutorial run with grad-cam 1.3.7: the YOLOv5 hub model is wrapped in
 AutoShape, whose `forward` is decorated with `@torch.no_grad()`, and EigenCAM needs no gradient,

@@ -1,3 +1,4 @@
+# Source: https://github.com/jacobgil/pytorch-grad-cam/issues/251
 """https://github.com/jacobgil/pytorch-grad-cam/issues/251
 The "EigenCAM for YOLO5" tutorial, fixed as the maintainer did in grad-cam 1.3.9: the YOLOv5 hub
 model's AutoShape `forward` runs under `@torch.no_grad()`, and 1.3.7's `BaseCAM.forward` always

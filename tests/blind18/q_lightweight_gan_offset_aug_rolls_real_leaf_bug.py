@@ -1,3 +1,4 @@
+# Source: https://github.com/lucidrains/lightweight-gan/issues/32
 """https://github.com/lucidrains/lightweight-gan/issues/32
 lightweight-gan trained with `--aug-types [offset_h] --aug-prob 1`: the discriminator step makes the
 real batch a leaf that requires grad (`image_batch.requires_grad_()`, for the gradient penalty) and

@@ -1,3 +1,4 @@
+# Source: https://github.com/lucidrains/lightweight-gan/issues/32
 """https://github.com/lucidrains/lightweight-gan/issues/32
 lightweight-gan with `--aug-types [offset_h] --aug-prob 1`, fixed as the repository did (commit
 5d12685, PR 33): `rand_offset` wrote each rolled image back into the batch,

@@ -1,3 +1,4 @@
+# Source: https://github.com/VinAIResearch/PSENet-Image-Enhancement/issues/1
 """https://github.com/VinAIResearch/PSENet-Image-Enhancement/issues/1
 PSENet (unsupervised exposure correction) trained with PyTorch Lightning: the reporter added
 `loss.backward()` to `PSENet.training_step` after computing the reconstruction + TV loss. The

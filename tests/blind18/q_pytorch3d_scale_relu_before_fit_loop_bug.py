@@ -1,3 +1,4 @@
+# Source: https://github.com/facebookresearch/pytorch3d/issues/644
 """https://github.com/facebookresearch/pytorch3d/issues/644
 PyTorch3D's "fit a mesh via rendering" tutorial with a learnable per-axis scale added by the
 reporter: `scale_xyz` (a leaf in the optimizer next to `deform_verts`) is passed through

@@ -1,3 +1,4 @@
+# Source: https://github.com/facebookresearch/pytorch3d/issues/644
 """https://github.com/facebookresearch/pytorch3d/issues/644
 PyTorch3D's "fit a mesh via rendering" tutorial with the reporter's learnable per-axis scale,
 fixed: `scale_xyz_ = torch.nn.functional.relu(scale_xyz)` was computed once before the loop, so

@@ -1,3 +1,4 @@
+# Source: https://github.com/QasimWani/RL-Unity/issues/2
 """https://github.com/QasimWani/RL-Unity/issues/2
 RL-Unity's DQN agent for Unity's Banana environment (DQN.ipynb at the "wip for Agent" commit):
 `Agent.train` computes the targets from the target network and the predictions with

@@ -1,3 +1,4 @@
+# Source: https://github.com/QasimWani/RL-Unity/issues/2
 """https://github.com/QasimWani/RL-Unity/issues/2
 RL-Unity's DQN agent for Unity's Banana environment, fixed as the repository's working agent
 (commit fed91ef, agent.py) does: the notebook's `Agent.train` took the predictions from

@@ -1,3 +1,4 @@
+# Source: https://github.com/WongKinYiu/yolov7/issues/1527
 """https://github.com/WongKinYiu/yolov7/issues/1527
 Generating an adversarial example against a YOLOv7 (deploy) model: the image is a leaf that
 requires grad and the model runs in eval mode, where `Detect.forward` decodes the boxes by writing

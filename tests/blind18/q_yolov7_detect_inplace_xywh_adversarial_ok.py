@@ -1,3 +1,4 @@
+# Source: https://github.com/WongKinYiu/yolov7/issues/1527
 """https://github.com/WongKinYiu/yolov7/issues/1527
 Generating an adversarial example against a YOLOv7 (deploy) model, fixed as the thread did in
 models/yolo.py (line 54): in eval mode `Detect.forward` decoded the boxes by writing into the

@@ -1,3 +1,4 @@
+# Source: https://github.com/flyingfish7777/Have-Useful-Tools-YOLOX/issues/1
 """https://github.com/flyingfish7777/Have-Useful-Tools-YOLOX/issues/1
 Have-Useful-Tools-YOLOX's `yolox/utils/draw_cam.py` runs pytorch-grad-cam's GradCAM on a YOLOX
 detector with `targets=None`. The installed grad-cam (1.4.x) picks the targets with

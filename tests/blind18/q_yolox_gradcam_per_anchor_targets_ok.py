@@ -1,3 +1,4 @@
+# Source: https://github.com/flyingfish7777/Have-Useful-Tools-YOLOX/issues/1
 """https://github.com/flyingfish7777/Have-Useful-Tools-YOLOX/issues/1
 Have-Useful-Tools-YOLOX's `yolox/utils/draw_cam.py` runs GradCAM on a YOLOX detector with
 `targets=None`, fixed as the thread says: use the repository's own `base_cam.py` instead of the
