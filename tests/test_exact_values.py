@@ -30,6 +30,27 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a loss weight set once in __init__ to 0, tested in the training loop: that branch never adds the only trained term": ("GG104", 19, """\
+        import torch
+        class Engine:
+            def __init__(self, weight_t=1.0, weight_x=1.0):
+                self.backbone = torch.nn.Linear(4, 4).requires_grad_(False)
+                self.classifier = torch.nn.Linear(4, 2)
+                self.weight_t, self.weight_x = weight_t, weight_x
+            def forward_backward(self, x, y):
+                features = self.backbone(x)
+                loss = 0
+                if self.weight_t > 0:
+                    loss += self.weight_t * features.pow(2).mean()
+                if self.weight_x > 0:
+                    loss += self.weight_x * torch.nn.functional.cross_entropy(self.classifier(features), y)
+                return loss
+        engine = Engine(weight_x=0.0)
+        data = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]
+        for x, y in data:
+            loss = engine.forward_backward(x, y)
+            loss.backward()
+        """),
     "a detector decodes its sigmoid output in place unless exporting to ONNX, which an eager run never is": ("GG103", 12, """\
         import torch
         conv = torch.nn.Conv2d(3, 6, 1)
@@ -1155,6 +1176,25 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "a warm-up counter compared in the loop: false in the first steps, true later, when the trained term joins": """\
+        import torch
+        net = torch.nn.Linear(4, 1)
+        frozen = torch.nn.Linear(4, 1).requires_grad_(False)
+        class Trainer:
+            def __init__(self):
+                self.step = 0
+            def loss(self, x):
+                loss = frozen(x).sum() * 0
+                if self.step >= 2:
+                    loss = loss + net(x).sum()
+                self.step += 1
+                return loss
+        trainer = Trainer()
+        for x in [torch.randn(3, 4) for _ in range(4)]:
+            loss = trainer.loss(x)
+            if loss.requires_grad:
+                loss.backward()
+        """,
     "a Categorical's probs computed from its logits, read once per step: each step its own graph": """\
         import torch
         from torch.distributions import Categorical, Normal

@@ -788,6 +788,26 @@ class Engine(TorchModel, Autograd):
         two passes make at one site are two objects (``for _ in range(2): nets.append(Net())``)."""
         return tuple((loop.node, loop.part) for frame in self.frames for loop in frame.loops if loop.part is not None)
 
+    def _loop_invariant(self, compare, st) -> bool:
+        """Every operand of a comparison keeps its value all through the loops around it
+        (``invariants``): a constant, an attribute no loaded module assigns outside ``__init__``
+        (``self.weight_x > 0``), a name bound once before a loop of this call. Such an ordering
+        that fails in the first pass fails in every pass, unlike a counter's."""
+        for operand in [compare.left] + compare.comparators:
+            if _constant(operand):
+                continue
+            if type(operand) is ast.Name:
+                func = getattr(self.frame.func, "node", None)
+                params = func.args if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+                if any(not loop.unrolled for frame in self.frames for loop in frame.loops) or params is not None \
+                        and operand.id in {a.arg for a in params.posonlyargs + params.args + params.kwonlyargs}:
+                    return False  # (a caller's loop may pass another value each pass)
+            elif type(operand) is not ast.Attribute:
+                return False
+            if self.settled_flag(operand, st) is None:
+                return False
+        return True
+
     def in_fixpoint_loop(self) -> bool:
         """Some loop around this statement, in this call or a caller's, is analysed to its
         fixpoint (not unrolled item by item)."""
@@ -1414,7 +1434,8 @@ class Engine(TorchModel, Autograd):
             # taken at construction (``self.resize_identity``) depends on
             folded = _fold_compare(node.ops, [left.value] + [r.value for r in rights])
             ordering = not all(type(op) in _EQUALITIES for op in node.ops)
-            if folded is True or (folded is False and not (ordering and self.in_fixpoint_loop())):
+            if folded is True or (folded is False and not (ordering and self.in_fixpoint_loop()
+                                                           and not self._loop_invariant(node, st))):
                 if ordering:
                     # in a loop analysed to its fixpoint, an ordering that holds in an exact first
                     # pass (``step > warmup`` of counters still constant there) holds in that
