@@ -1,0 +1,31 @@
+# Source: https://github.com/QHfirewater/reinforcement_learning2
+"""A Chinese study notebook on losses and their gradients (QHfirewater/reinforcement_learning2, "损失函数及其梯度"):
+after taking the MSE gradient both with `torch.autograd.grad(mse, [w])` and with `mse.backward()`, the notebook
+turns to softmax: `p = F.softmax(a, dim=0)` over a leaf `a` requiring grad, then `p.backward()`. `p` holds three
+probabilities, so torch raises "grad can be implicitly created only for scalar outputs". The notebook's fix: take
+the gradient of one probability at a time, `torch.autograd.grad(p[i], a, retain_graph=True)`.
+"""
+import torch
+from torch.nn import functional as F
+
+# MSE and its gradient, first way: autograd.grad
+x = torch.ones(1)
+w = torch.full([1], 2.0)
+w.requires_grad_()  # 设置需要梯度
+mse = F.mse_loss(x * w, torch.ones(1))
+print(torch.autograd.grad(mse, [w]))
+
+# second way: backward fills w.grad
+x = torch.ones(1)
+w = torch.full([1], 2.0, requires_grad=True)
+print(w.grad)  # 这里显示没有梯度
+mse = F.mse_loss(x * w, torch.ones(1))
+mse.backward()
+print(w.grad)  # 这里有了梯度
+
+# softmax
+a = torch.rand(3, requires_grad=True)
+p = F.softmax(a, dim=0)
+print(p)
+p.backward()  # expect: GG105
+print(a.grad)
