@@ -30,6 +30,22 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "ids made on the CPU and `.cpu()`-ed are the same ids: masking them spoils what the embedding saved": ("GG103", 7, """\
+        import torch
+        emb = torch.nn.Embedding(10, 4)
+        ids = torch.cat([torch.full((2, 1), 1), torch.randint(2, 10, (2, 3))], dim=1)
+        out = emb(ids).sum()
+        masked = ids.cpu()
+        masked[:, 1] = 3
+        out.backward()
+        """),
+    "`.cpu()` of a leaf made on the CPU is that leaf: an in-place write into it is refused": ("GG108", 5, """\
+        import torch
+        v = torch.randn(3, requires_grad=True).cpu()
+        loss = (v * 3).sum()
+        loss.backward()
+        v.add_(1)
+        """),
     "a loss weight set once in __init__ to 0, tested in the training loop: that branch never adds the only trained term": ("GG104", 19, """\
         import torch
         class Engine:
@@ -1176,6 +1192,24 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "a parameter made of sizes and moved with `.to(\"cpu\")` stays a leaf: each step's graph is its own": """\
+        import torch
+        class Linear(torch.nn.Module):
+            def __init__(self, n, device="cpu"):
+                super().__init__()
+                self.weight = torch.nn.Parameter(torch.Tensor(sum(d for d in [n]), 1)).to(device)
+                torch.nn.init.normal_(self.weight, std=0.01)
+            def forward(self, x):
+                return x.matmul(self.weight)
+        model = Linear(4)
+        optim = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            loss = model(torch.randn(8, 4)).pow(2).sum()
+            optim.zero_grad()
+            loss.backward()
+            optim.step()
+        assert model.weight.is_leaf and model.weight.grad is not None
+        """,
     "a warm-up counter compared in the loop: false in the first steps, true later, when the trained term joins": """\
         import torch
         net = torch.nn.Linear(4, 1)
@@ -1858,3 +1892,16 @@ def test_a_header_that_raises_runs_no_body(head, tmp_path):
     assert 'prog.py", line 4,' in ran.stderr and "numpy() on Tensor that requires grad" in ran.stderr, ran.stderr[-2000:]
     found = [(f.code, f.location.line) for f in analyze_source(source, str(path)).findings if f.severity == "error"]
     assert found == [("GG107", 4)]
+
+
+def test_a_tensor_made_where_the_default_device_may_not_be_the_cpu_is_moved_by_to_cpu():
+    """Under ``with torch.device(...)`` (or after ``torch.set_default_device``) a factory's
+    tensor may live elsewhere, so ``.to("cpu")`` may copy it: no claim that the result is the
+    leaf itself (whose in-place write torch would refuse)."""
+    for setup in ('with torch.device("meta"):\n    w = torch.randn(3, requires_grad=True)\n',
+                  'torch.set_default_device("cuda")\nw = torch.randn(3, requires_grad=True)\n'):
+        source = "import torch\n" + setup + "v = w.to(\"cpu\")\nv.add_(1)\n"
+        found = [(f.code, f.severity) for f in analyze_source(source, "prog.py").findings]
+        assert ("GG108", "error") not in found, (setup, found)
+    source = "import torch\nw = torch.randn(3, requires_grad=True)\nv = w.to(\"cpu\")\nv.add_(1)\n"
+    assert ("GG108", 4) in [(f.code, f.location.line) for f in analyze_source(source, "prog.py").findings]

@@ -28,9 +28,11 @@ class Autograd:
         ts = []
         heap = st.heap
         unsure = False  # an input may be a tensor we do not see (or may require grad after all)
+        cpu = True  # every tensor it is given lives on the CPU: so does its result
         for v, n in inputs:
             tv = type(v)
             if tv is Tensor:
+                cpu = cpu and v.cpu
                 if v.leaf and v.roots:
                     for r in v.roots:  # graph an in-place update wrote into these weights
                         absorbed = heap.get((r, "absorbed"))
@@ -54,25 +56,29 @@ class Autograd:
                 continue
             unsure = unsure or _holds_unknown(v)
             for t in tensors_in(v):
+                cpu = cpu and t.cpu
                 ts.append((t, n))
+        cpu = cpu and not unsure and any(type(v) in (Tensor, Tup, Box) for v, _ in inputs)
         # (a result without graph is new memory each run: an earlier run's savers did not save it)
         fresh = storage
         strided = layout if layout is not None else any(t.strided for t, _ in ts)
         if st.grad is False:  # nothing made without grad recording requires grad
             return Tensor(NEVER, exact=all(t.exact for t, _ in ts),
                           why=frozenset({("grad_off", self.grad_off[-1] if self.grad_off else None)}),
-                          storage=fresh if fresh is not None else self.fresh_storage(site, st), strided=strided)
+                          storage=fresh if fresh is not None else self.fresh_storage(site, st), strided=strided,
+                          cpu=cpu)
         if not ts:
             if any(type(v) is Tensor for v, _ in inputs):
                 # of parameters frozen for sure only (``w.sum()`` after ``requires_grad_(False)``)
-                return Tensor(NO if unsure else NEVER, exact=not unsure, storage=self.fresh_storage(site, st))
+                return Tensor(NO if unsure else NEVER, exact=not unsure, storage=self.fresh_storage(site, st), cpu=cpu)
             return Tensor(MAYBE if any(v is UNKNOWN for v, _ in inputs) else NO, exact=False)
         grad = max(t.grad for t, _ in ts)
         if grad <= NO:
             never = grad == NEVER and not unsure
             return Tensor(NEVER if never else NO, exact=all(t.exact for t, _ in ts),
                           why=frozenset().union(*(t.why for t, _ in ts)) if never else frozenset(),
-                          storage=fresh if fresh is not None else self.fresh_storage(site, st), strided=strided)
+                          storage=fresh if fresh is not None else self.fresh_storage(site, st), strided=strided,
+                          cpu=cpu)
         roots = ts[0][0].roots if len(ts) == 1 else frozenset().union(*(t.roots for t, _ in ts))
         seg = self.new_seg(site, saves, roots)
         info = st.freed.get(seg) if self.frame.truncated else None
@@ -103,7 +109,7 @@ class Autograd:
                     maybe = frozenset().union(*(t.maybe for t, _ in ts)) - frozenset().union(*(t.segs - t.maybe for t, _ in ts))
                     break
         return Tensor(grad if st.grad else MAYBE, False, below | {seg}, roots, via,
-                      all(t.exact for t, _ in ts), weak, storage=out, maybe=maybe, strided=strided)
+                      all(t.exact for t, _ in ts), weak, storage=out, maybe=maybe, strided=strided, cpu=cpu)
 
     def keep(self, seg: Seg, kept: frozenset, st: State) -> None:
         """``seg`` (run now) saved the tensors held in ``kept``."""

@@ -159,7 +159,7 @@ class Engine(TorchModel, Autograd):
                  "withdrawn", "executed", "collect_facts", "limit", "truncated", "cancel",
                  "next_look", "main", "summaries", "several", "several_roots", "trained", "allocated", "flag_vars",
                  "written_memo", "made_roots", "costly", "comprehending", "alternatives", "inference",
-                 "mutation_allowed", "saving", "saved_reads", "tentative", "sure")
+                 "mutation_allowed", "saving", "saved_reads", "tentative", "sure", "default_device")
 
     def __init__(self, project):
         self.project = project
@@ -177,6 +177,9 @@ class Engine(TorchModel, Autograd):
         self.frames: list = []
         self.stmt: Optional[ast.stmt] = None
         self.killed = False
+        # where a factory given no device puts its tensor: the CPU, until the program sets
+        # another default (``torch.set_default_device``, ``with torch.device("cuda"):``)
+        self.default_device = "cpu"
         # a tensor seen as NEVER requiring grad may have been made to (in place, through an
         # alias: a buffer filled with a graph, requires_grad_() on a list's elements): from
         # then on NEVER is not trusted for that memory (a frozenset of them), or for any (True)
@@ -838,6 +841,8 @@ class Engine(TorchModel, Autograd):
     def s_With(self, node, st):
         grad, offs, inference, mutation = st.grad, len(self.grad_off), self.inference, self.mutation_allowed
         for item in node.items:
+            if type(item.context_expr) is ast.Call and self.ev(item.context_expr.func, st) == LibRef(api.DEVICE):
+                self.default_device = None  # ``with torch.device("cuda"):``: factories there may not be on the CPU
             ctx = self.ev(item.context_expr, st)
             if ctx is MUTATION_ALLOWED:
                 self.mutation_allowed += 1

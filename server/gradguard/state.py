@@ -257,7 +257,7 @@ class Ager:
         return Tensor(t.grad, t.leaf, frozenset(m.get(s, s) for s in t.segs), t.roots, via,
                       t.exact, frozenset(m.get(s, s) for s in t.weak) if t.weak else t.weak, t.shape,
                       t.why, m.get(t.storage, t.storage),
-                      frozenset(m.get(s, s) for s in t.maybe) if t.maybe else t.maybe)
+                      frozenset(m.get(s, s) for s in t.maybe) if t.maybe else t.maybe, cpu=t.cpu)
 
     def _kept_apart(self, st: State) -> set:
         """The freed old segments some value holds together with their live current run."""

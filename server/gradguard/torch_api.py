@@ -278,6 +278,11 @@ MUTATION_CONTEXTS = frozenset({"torch.autograd.graph.allow_mutation_on_saved_ten
 # Calls that read the mode: whether grad recording is on / inference mode is on.
 GRAD_MODE_QUERIES = {"torch.is_grad_enabled": "grad",
                      "torch.is_inference_mode_enabled": "inference"}
+# Devices: ``torch.device(...)`` (a context manager too, setting the factories' default), the
+# call that sets that default for good, the keyword naming a device, the CPU's name, and the
+# tensor methods that move a tensor to a device (returning the tensor itself when it is there).
+DEVICE, SET_DEFAULT_DEVICE, DEVICE_KEYWORD, CPU = "torch.device", "torch.set_default_device", "device", "cpu"
+MOVE_TO_CPU, MOVE_TO = "cpu", "to"
 # Calls that ask whether torch is scripting, tracing, exporting or compiling the code: False in
 # the eager run that builds graphs and raises autograd errors (code analysed is called eagerly;
 # what ``torch.jit.script``/``torch.onnx.export`` run of it is never followed).

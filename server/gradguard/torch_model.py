@@ -186,6 +186,8 @@ class TorchModel:
             if api.GRAD_MODE_QUERIES[qual] == "inference":
                 return Const(self.inference > 0)
             return Const(st.grad) if st.grad is not None else UNKNOWN
+        if qual == api.SET_DEFAULT_DEVICE and not (args and type(args[0][0]) is Const and args[0][0].value == api.CPU):
+            self.default_device = None  # the factories' default device from now on: not known to be the CPU
         if qual in api.EAGER_QUERIES and not args and not kwargs:  # ``if not torch.onnx.is_in_onnx_export():``
             return Const(False)
         if qual == api.IS_TENSOR and len(args) == 1:  # known for a tensor and for a Python value
@@ -262,10 +264,11 @@ class TorchModel:
                 why = frozenset({("detach" if type(args[0][0]) is Tensor else "rebuilt", node)})
             integral = _made_integral(qual, args, kwargs, st)
             requires = self.grad_allowed(_kw_truth(kwargs, api.REQUIRES_GRAD, False), integral)
-            return self.shaped(self.leaf(node, requires, st, why, integral),
+            return self.shaped(self.leaf(node, requires, st, why, integral, self.made_on_cpu(args, kwargs)),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
-        if qual in api.PARAMETERS:
-            return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, True), st),
+        if qual in api.PARAMETERS:  # (``nn.Parameter(data)`` is where data is)
+            return self.shaped(self.leaf(node, _kw_truth(kwargs, api.REQUIRES_GRAD, True), st,
+                                         cpu=self.made_on_cpu(args, {}) and bool(args) and type(args[0][0]) is Tensor),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
         if qual in api.PARAMETER_CONTAINERS and len(args) <= 1 and not kwargs:
             # ``nn.ParameterList([nn.Parameter(...) for _ in range(n)])``: a list (dict) of the
@@ -279,10 +282,15 @@ class TorchModel:
             st.own_heap()[(box.oid, "registered")] = Const(True)
             return box
         if qual in api.DATA_CONVERTERS and args and (_numbers(_data(*args[0], st)) or all(
-                type(v) is Const and type(v.value) is int for v, _ in args)) and not kwargs.keys() - {"dtype"}:
+                type(v) is Const and type(v.value) is int or type(v) is Number for v, _ in args)
+                or api.FACTORY_SHAPES.get(qual) == "legacy" and len(args) >= 2
+                and not any(type(v) in (Tensor, Box, Tup) for v, _ in args)) \
+                and not kwargs.keys() - {"dtype"}:
+            # (``torch.Tensor(n, 1)``: two or more arguments are sizes, whatever is known of them)
             # ``torch.Tensor([1, 3])``, ``torch.as_tensor([[0.5]])``, ``torch.Tensor(2, 3)``: a new
             # leaf of numbers (of that shape), without grad
-            return self.shaped(self.leaf(node, False, st, integral=_made_integral(qual, args, kwargs, st)),
+            return self.shaped(self.leaf(node, False, st, integral=_made_integral(qual, args, kwargs, st),
+                                         cpu=self.made_on_cpu(args, kwargs)),
                                api.FACTORY_SHAPES.get(qual), args, kwargs, st, shapes.factory)
         if qual in api.DATA_CONVERTERS and args and type(args[0][0]) is Box and args[0][0].kind == "list" \
                 and _numbers_only(st.heap.get((args[0][0].oid, "*"))) and not kwargs.keys() - {"dtype"}:
@@ -523,11 +531,19 @@ class TorchModel:
             return Tensor(v.grad, True, roots=frozenset({root}), storage=root, shape=v.shape)
         return v
 
-    def leaf(self, node, requires_grad, st, why=frozenset(), integral=False) -> Tensor:
+    def leaf(self, node, requires_grad, st, why=frozenset(), integral=False, cpu=False) -> Tensor:
         if requires_grad is False:
-            return Tensor(NEVER, why=why, storage=self.fresh_storage(node, st), integral=integral)
+            return Tensor(NEVER, why=why, storage=self.fresh_storage(node, st), integral=integral, cpu=cpu)
         root = self.new_root(node, "tensor", st)
-        return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}), storage=root)
+        return Tensor(YES if requires_grad else MAYBE, True, roots=frozenset({root}), storage=root, cpu=cpu)
+
+    def made_on_cpu(self, args, kwargs) -> bool:
+        """A factory (or copy) given these makes its tensor on the CPU: no device named, the
+        default device is the CPU, and every tensor it copies is there."""
+        device = kwargs.get(api.DEVICE_KEYWORD)
+        named = device is None and self.default_device == api.CPU \
+            or device is not None and type(device[0]) is Const and device[0].value in (api.CPU, f"{api.CPU}:0")
+        return named and all(t.cpu for v, _ in args for t in tensors_in(v))
 
     def grad_allowed(self, requires_grad, integral: bool):
         """What ``requires_grad`` a tensor gets: none for one of an integer or bool dtype, where
@@ -643,6 +659,9 @@ class TorchModel:
                     st.own_heap()[key] = join(st.heap[key], out) if key in st.heap else out
                     forget_items(st, box)
             return out
+        if t.cpu and (name == api.MOVE_TO_CPU and not args and not kwargs or name == api.MOVE_TO
+                      and _names_cpu(args, kwargs)):
+            return t  # ``w.to("cpu")`` of a tensor on the CPU: the very tensor (a leaf stays one)
         if name in api.CAST_METHODS and not args and not kwargs:
             return UNKNOWN  # ``x.type()``: the name of its type, a string
         if name in api.CAST_METHODS and _cast_grad(name, args, kwargs) is False:
@@ -905,6 +924,13 @@ def _ints(data) -> bool:
     if type(data) is list:
         return bool(data) and all(_ints(x) for x in data)
     return type(data) in (int, bool)
+
+
+def _names_cpu(args, kwargs) -> bool:
+    """``to("cpu")`` / ``to(device="cpu")``: a move to the CPU and nothing else (no dtype, no copy)."""
+    given = [v for v, _ in args] + [v for k, (v, _) in kwargs.items() if k == api.DEVICE_KEYWORD]
+    return len(given) == 1 and len(args) + len(kwargs) == 1 and type(given[0]) is Const \
+        and given[0].value in (api.CPU, f"{api.CPU}:0")
 
 
 def _kw_truth(kwargs, name, default):

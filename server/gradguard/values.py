@@ -161,11 +161,11 @@ class After(Val):
 
 class Tensor(Val):
     __slots__ = ("grad", "leaf", "segs", "roots", "via", "exact", "weak", "shape", "why", "storage", "maybe",
-                 "integral", "boolean", "strided", "params")
+                 "integral", "boolean", "strided", "params", "cpu")
 
     def __init__(self, grad=NO, leaf=True, segs=frozenset(), roots=frozenset(), via=None,
                  exact=True, weak=frozenset(), shape=None, why=frozenset(), storage=None, maybe=frozenset(),
-                 integral=False, strided=False, boolean=False, params=None):
+                 integral=False, strided=False, boolean=False, params=None, cpu=False):
         self.grad = grad
         self.leaf = leaf
         self.segs: frozenset = segs
@@ -196,6 +196,9 @@ class Tensor(Val):
         # of a ``torch.distributions`` object (modelled as the tensor of its parameters' graphs):
         # its class and the values given for its parameters, by name
         self.params = params
+        # known to live on the CPU (a factory's leaf made without a device, a parameter of one):
+        # ``.cpu()`` and ``.to("cpu")`` of it return it itself, on any machine
+        self.cpu = cpu
 
     def but(self, **changes) -> "Tensor":
         """A copy with some fields changed."""
@@ -556,7 +559,8 @@ def join(a: Val, b: Val) -> Val:
                       via, a.exact and b.exact, a.weak | b.weak, shapes.join(a.shape, b.shape),
                       a.why | b.why if a.grad == b.grad == NEVER else frozenset(),
                       a.storage if a.storage == b.storage else None, a.maybe | b.maybe,
-                      a.integral and b.integral, a.strided or b.strided, a.boolean and b.boolean)
+                      a.integral and b.integral, a.strided or b.strided, a.boolean and b.boolean,
+                      cpu=a.cpu and b.cpu)
     if ta is Tensor:  # the other side is None or not a tensor: keep what we know of the tensor
         return a if tb is not Unknown else _or_unknown(a)
     if tb is Tensor:
