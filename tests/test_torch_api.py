@@ -1306,7 +1306,7 @@ VERIFIED_TABLES = {"LAYER_SUPERCLASSES", "MODULE_PARAMETER_NAMES", "AUTOGRAD_FUN
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES", "RENORM_MODULES", "RENORM_FUNCTIONS",
-    "DISTRIBUTION_SHARED_NODES", "DISTRIBUTION_ATTRIBUTES", "EAGER_QUERIES", "MODULE_MEMBERS", "GRAD_SCALERS", "GRAD_SCALER_SCALE", "GRAD_SCALER_STEP",
+    "DISTRIBUTION_SHARED_NODES", "DISTRIBUTION_ATTRIBUTES", "EAGER_QUERIES", "DEVICE", "SET_DEFAULT_DEVICE", "DEVICE_KEYWORD", "CPU", "MOVE_TO_CPU", "MOVE_TO", "MODULE_MEMBERS", "GRAD_SCALERS", "GRAD_SCALER_SCALE", "GRAD_SCALER_STEP",
     "PRETRAINED_LAYERS", "PRETRAINED_FREEZE", "OPTIMIZER_BASES", "PARAM_GROUPS", "GROUP_PARAMS",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
@@ -1482,6 +1482,27 @@ def test_module_members_are_what_every_module_has():
     assert all(hasattr(bare, n) and hasattr(net, n) for n in api.MODULE_MEMBERS)
     assert {"training", "forward", "parameters", "_modules", "__call__"} <= api.MODULE_MEMBERS
     assert not hasattr(net, "neck") and "neck" not in api.MODULE_MEMBERS
+
+
+def test_device_names_as_torch_has_them():
+    """A tensor on the CPU moved to it is the tensor itself (a leaf stays one); ``torch.device``
+    is a context manager that sets where factories put their tensors, as ``set_default_device``
+    does for good; factories take the device by that keyword."""
+    w = torch.randn(3, requires_grad=True)
+    assert getattr(w, api.MOVE_TO_CPU)() is w
+    assert getattr(w, api.MOVE_TO)(api.CPU) is w
+    assert getattr(w, api.MOVE_TO)(f"{api.CPU}:0") is not w  # another name of it: a copy
+    assert getattr(w, api.MOVE_TO)(**{api.DEVICE_KEYWORD: api.CPU}) is w
+    assert getattr(w, api.MOVE_TO)(api.CPU, torch.float64) is not w  # a cast copies
+    with resolve(api.DEVICE)("meta"):
+        assert torch.zeros(2).device.type == "meta"
+    assert torch.zeros(2, **{api.DEVICE_KEYWORD: api.CPU}).device.type == api.CPU
+    previous = torch.get_default_device()
+    try:
+        resolve(api.SET_DEFAULT_DEVICE)("meta")
+        assert torch.zeros(2).device.type == "meta"
+    finally:
+        torch.set_default_device(previous)
 
 
 @pytest.mark.parametrize("name", sorted(api.EAGER_QUERIES))

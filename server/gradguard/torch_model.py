@@ -542,7 +542,7 @@ class TorchModel:
         default device is the CPU, and every tensor it copies is there."""
         device = kwargs.get(api.DEVICE_KEYWORD)
         named = device is None and self.default_device == api.CPU \
-            or device is not None and type(device[0]) is Const and device[0].value in (api.CPU, f"{api.CPU}:0")
+            or device is not None and type(device[0]) is Const and device[0].value == api.CPU
         return named and all(t.cpu for v, _ in args for t in tensors_in(v))
 
     def grad_allowed(self, requires_grad, integral: bool):
@@ -930,7 +930,7 @@ def _names_cpu(args, kwargs) -> bool:
     """``to("cpu")`` / ``to(device="cpu")``: a move to the CPU and nothing else (no dtype, no copy)."""
     given = [v for v, _ in args] + [v for k, (v, _) in kwargs.items() if k == api.DEVICE_KEYWORD]
     return len(given) == 1 and len(args) + len(kwargs) == 1 and type(given[0]) is Const \
-        and given[0].value in (api.CPU, f"{api.CPU}:0")
+        and given[0].value == api.CPU  # (``to("cpu:0")`` copies: checked against torch)
 
 
 def _kw_truth(kwargs, name, default):
