@@ -30,6 +30,33 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a ModuleList sliced `[:-1]` holds its first blocks as they are: the first one's ReLU output is then added to in place": ("GG103", 25, """\
+        import torch
+        import torch.nn as nn
+        class Conv(nn.Module):
+            def __init__(self, act=nn.ReLU()):
+                super().__init__()
+                self.lin = nn.Linear(4, 4)
+                self.act = act
+            def forward(self, x):
+                out = self.lin(x)
+                if self.act is not None:
+                    out = self.act(out)
+                out += x
+                return out
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.convs = nn.ModuleList()
+                self.convs.append(Conv())
+                self.convs.append(Conv(act=None))
+            def forward(self, x):
+                for conv in self.convs[:-1]:
+                    x = conv(x)
+                return self.convs[-1](x)
+        loss = Net()(torch.randn(2, 4)).sum()
+        loss.backward()
+        """),
     "ids made on the CPU and `.cpu()`-ed are the same ids: masking them spoils what the embedding saved": ("GG103", 7, """\
         import torch
         emb = torch.nn.Embedding(10, 4)

@@ -1947,6 +1947,13 @@ class Engine(TorchModel, Autograd):
                 and -len(base.children) <= index.value < len(base.children):
             return base.children[index.value]  # nn.Sequential(...)[i]
         if tb is Layer and base.children and (base.qual in api.MODULE_HOLDERS or base.qual in api.MODULE_CONTAINERS) \
+                and type(node.slice) is ast.Slice and _counted(base) and base.root is None:
+            part = self.known_slice(node.slice, st)
+            if part is not None:  # ``self.convs[:-1]``: a container of those same modules, in order
+                children = tuple(base.children[part])
+                spec = {**base.spec, "count": len(children)} if base.spec and "count" in base.spec else base.spec
+                return Layer(base.qual, spec, None, children, base.config, base.site)
+        if tb is Layer and base.children and (base.qual in api.MODULE_HOLDERS or base.qual in api.MODULE_CONTAINERS) \
                 and type(node.slice) is not ast.Slice:
             size = _known_length(base, st)
             if type(index) is Const and type(index.value) is int and size is not None and -size <= index.value < size:
