@@ -30,6 +30,15 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "an op's output moved to the CPU it is on is itself: adding to it in place spoils what exp saved": ("GG103", 7, """\
+        import torch
+        dev = "cpu"
+        w = torch.randn(3, requires_grad=True)
+        y = torch.exp(w.to(dev))
+        z = y.cpu()
+        z.add_(1)
+        y.sum().backward()
+        """),
     "a ModuleList sliced `[:-1]` holds its first blocks as they are: the first one's ReLU output is then added to in place": ("GG103", 25, """\
         import torch
         import torch.nn as nn
@@ -1219,6 +1228,25 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "zero_grad() after a backward of unknown reach: the step skips those weights, the graph that saved them is intact": """\
+        import functools
+        import torch
+        enc = torch.nn.Linear(3, 3)
+        enc2 = torch.nn.Linear(3, 3)
+        head = torch.nn.Linear(3, 1)
+        value_opt = torch.optim.Adam(enc2.parameters())
+        head_opt = torch.optim.Adam(head.parameters())
+        x = torch.randn(4, 3)
+        for step in range(2):
+            feats = enc2(enc(x))
+            aux = functools.reduce(lambda u, v: u + v, (head(feats).sum(),))
+            head_opt.zero_grad()
+            aux.backward(retain_graph=True)
+            head_opt.step()
+            value_opt.zero_grad()
+            value_opt.step()
+            feats.sum().backward()
+        """,
     "a parameter made of sizes and moved with `.to(\"cpu\")` stays a leaf: each step's graph is its own": """\
         import torch
         class Linear(torch.nn.Module):
@@ -1930,5 +1958,9 @@ def test_a_tensor_made_where_the_default_device_may_not_be_the_cpu_is_moved_by_t
         source = "import torch\n" + setup + "v = w.to(\"cpu\")\nv.add_(1)\n"
         found = [(f.code, f.severity) for f in analyze_source(source, "prog.py").findings]
         assert ("GG108", "error") not in found, (setup, found)
+    moved = ("import torch\ndev = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+             "w = torch.randn(3, requires_grad=True)\ny = torch.exp(w.to(dev))\nz = y.cpu()\nz.add_(1)\n"
+             "y.sum().backward()\n")  # on a GPU, z is a copy: nothing spoilt
+    assert [f for f in analyze_source(moved, "prog.py").findings if f.severity == "error"] == []
     source = "import torch\nw = torch.randn(3, requires_grad=True)\nv = w.to(\"cpu\")\nv.add_(1)\n"
     assert ("GG108", 4) in [(f.code, f.location.line) for f in analyze_source(source, "prog.py").findings]

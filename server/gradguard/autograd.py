@@ -9,7 +9,7 @@ from typing import Optional
 from . import torch_api as api
 from .rules import SUBSCRIBERS, Event
 from .rules.freed import Walk
-from .state import FILLED, GRAD_OF, GRADS_FILLED, UNBOUND, FreeInfo, State
+from .state import FILLED, GRAD_GONE, GRAD_OF, GRADS_FILLED, UNBOUND, FreeInfo, State
 from .values import (MAYBE, NEVER, NO, NONE, UNKNOWN, YES, After, Box, Builtin, Class, Const, Func, GradCtx, Iter,
                      Layer, LibRef, ModRef, Number, Optim, Seg, Tensor, Tup, Val, join, strong, tensors_in)
 
@@ -146,21 +146,26 @@ class Autograd:
         heap = st.own_heap()
         if not all(t.exact for t in ts):
             heap[GRADS_FILLED] = FILLED
+            for key in [k for k in heap if type(k) is tuple and k[0] == GRAD_GONE]:
+                del heap[key]  # (any parameter may hold a .grad again)
         for root in frozenset().union(*(s.roots for s in segs), *(t.roots for t in ts)):
             heap[(GRAD_OF, root)] = FILLED
 
     def grads_gone(self, roots, st: State) -> None:
         """``zero_grad()`` (``set_to_none``, torch's default) or ``p.grad = None``: optimizers
-        skip these parameters until a backward fills their ``.grad`` again."""
+        skip these parameters until a backward fills their ``.grad`` again (a backward of
+        unknown reach run before this left none there)."""
         heap = st.heap
-        gone = [key for key in ((GRAD_OF, root) for root in roots) if key in heap]
-        if gone:
-            heap = st.own_heap()
-            for key in gone:
-                del heap[key]
+        if not roots or all((GRAD_OF, root) not in heap and (GRAD_GONE, root) in heap for root in roots):
+            return
+        heap = st.own_heap()
+        for root in roots:
+            heap.pop((GRAD_OF, root), None)
+            heap[(GRAD_GONE, root)] = FILLED
 
     def has_grad(self, root, st: State) -> bool:
-        return self.entry or GRADS_FILLED in st.heap or (GRAD_OF, root) in st.heap
+        heap = st.heap
+        return self.entry or (GRAD_OF, root) in heap or GRADS_FILLED in heap and (GRAD_GONE, root) not in heap
 
     def new_seg(self, site, saves, roots) -> Seg:
         key = (site, self.frame.ctx, None)

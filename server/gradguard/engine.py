@@ -1647,27 +1647,33 @@ class Engine(TorchModel, Autograd):
             return v.like(self.keyed(x, key, st) for x in v.items)
         return v
 
-    def tuple_per_number(self, node, outer: Val, st) -> Optional[Tup]:
+    def tuple_per_item(self, node, outer: Val, st) -> Optional[Tup]:
         """``tuple(gather([o[i] for o in outs]) for i in range(len(first)))`` over a range of a
-        few known numbers: each element computed from its own number, in a context of its own,
-        so the tuple is known item by item (a loss apart from the logits beside it)."""
+        few known numbers, ``tuple(t.to(device) for t in batch)`` over a tuple: each element
+        computed from its own item, in a context of its own, so the tuple is known item by item
+        (a loss apart from the logits beside it, the ids apart from the mask)."""
         gen = node.generators[0]
-        if len(node.generators) != 1 or gen.is_async or gen.ifs or type(outer) is not Iter \
-                or outer.wrap is None or outer.wrap[0] != "range":
+        if len(node.generators) != 1 or gen.is_async or gen.ifs:
             return None
-        numbers = _range_values(outer.wrap)
-        if numbers is None or not 0 < len(numbers) <= MAX_UNROLLED_BLOCKS:
+        if type(outer) is Tup and not outer.names:  # ``tuple(t.to(device) for t in batch)``
+            items = outer.items
+        elif type(outer) is Iter and outer.wrap is not None and outer.wrap[0] == "range":
+            numbers = _range_values(outer.wrap)
+            items = [Const(k) for k in numbers] if numbers is not None else None
+        else:
+            return None
+        if items is None or not 0 < len(items) <= MAX_UNROLLED_BLOCKS:
             return None
         frame = self.frame
         outer_ctx = frame.ctx
         values = []
-        for k in numbers:
+        for k, item in enumerate(items):
             frame.ctx = (((node, k),) + outer_ctx)[:CONTEXT_DEPTH]
             try:
                 inner = st.copy()
                 if inner.locals is None:
                     inner.locals = {}
-                self.assign(gen.target, Const(k), inner)
+                self.assign(gen.target, item, inner)
                 values.append(self.ev(node.elt, inner))
                 st.adopt(inner)
             finally:
@@ -2642,7 +2648,7 @@ class Engine(TorchModel, Autograd):
             if name == "tuple" and type(v) is Tup:
                 return v
             if name == "tuple" and type(v) is Iter and v.wrap is not None and v.wrap[0] == "genexp":
-                made = self.tuple_per_number(v.wrap[1], v.wrap[2], st)
+                made = self.tuple_per_item(v.wrap[1], v.wrap[2], st)
                 if made is not None:
                     return made
             if type(v) in (Box, Iter, Tup, Obj, Tensor):

@@ -49,6 +49,9 @@ OWNED = GLOBALS | HEAP
 # ``zero_grad()`` set it to None since)
 GRADS_FILLED, FILLED = ("$grads", "filled"), Const(True)
 GRAD_OF = "$grad"
+# (GRAD_GONE, root): ``zero_grad()`` set that parameter's .grad to None since the last backward
+# of unknown reach (which may have filled it)
+GRAD_GONE = "$grad_gone"
 # a call's keyword for arguments it passes that no parameter can be matched to (``**options``,
 # ``*xs`` of unknown length): the parameters left are unknown, not their defaults
 UNBOUND = "**"

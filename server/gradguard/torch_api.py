@@ -282,7 +282,22 @@ GRAD_MODE_QUERIES = {"torch.is_grad_enabled": "grad",
 # call that sets that default for good, the keyword naming a device, the CPU's name, and the
 # tensor methods that move a tensor to a device (returning the tensor itself when it is there).
 DEVICE, SET_DEFAULT_DEVICE, DEVICE_KEYWORD, CPU = "torch.device", "torch.set_default_device", "device", "cpu"
+
+
+class _CpuDevice:
+    """The value of ``torch.device("cpu")`` (a constant standing for it: ``str()`` of it is "cpu")."""
+
+    def __str__(self):
+        return CPU
+
+    __repr__ = __str__
+
+
+CPU_DEVICE = _CpuDevice()
 MOVE_TO_CPU, MOVE_TO = "cpu", "to"
+# Tensor methods whose result may live on another device than the tensor (``type`` too:
+# ``x.type(torch.cuda.FloatTensor)``).
+DEVICE_METHODS = frozenset({"to", "cuda", "cpu", "type", "xpu", "mps", "ipu", "hpu", "mtia"}) & TENSOR_METHODS.keys()
 # Calls that ask whether torch is scripting, tracing, exporting or compiling the code: False in
 # the eager run that builds graphs and raises autograd errors (code analysed is called eagerly;
 # what ``torch.jit.script``/``torch.onnx.export`` run of it is never followed).

@@ -186,7 +186,10 @@ class TorchModel:
             if api.GRAD_MODE_QUERIES[qual] == "inference":
                 return Const(self.inference > 0)
             return Const(st.grad) if st.grad is not None else UNKNOWN
-        if qual == api.SET_DEFAULT_DEVICE and not (args and type(args[0][0]) is Const and args[0][0].value == api.CPU):
+        if qual == api.DEVICE and len(args) == 1 and not kwargs and type(args[0][0]) is Const \
+                and args[0][0].value == api.CPU:
+            return Const(api.CPU_DEVICE)  # ``torch.device("cpu")``
+        if qual == api.SET_DEFAULT_DEVICE and not (args and _is_cpu(args[0][0])):
             self.default_device = None  # the factories' default device from now on: not known to be the CPU
         if qual in api.EAGER_QUERIES and not args and not kwargs:  # ``if not torch.onnx.is_in_onnx_export():``
             return Const(False)
@@ -334,6 +337,8 @@ class TorchModel:
                           keeps=api.KEEPS_FUNCTIONS.get(qual),
                           storage=viewed.storage if type(viewed) is Tensor else None,
                           layout=True if base is not None and qual not in api.DENSE_VIEWS else None)
+            if api.DEVICE_KEYWORD in kwargs and type(out) is Tensor:  # ``torch.as_tensor(x, device=dev)``
+                out.cpu = out.cpu and _is_cpu(kwargs[api.DEVICE_KEYWORD][0])
             if qual in api.LOSS_SHAPES:
                 kind, leading = api.LOSS_SHAPES[qual]
                 out.shape = shapes.loss(kind, _shape_args(args, st), _shape_kwargs(kwargs, st), len(args) - leading)
@@ -542,7 +547,7 @@ class TorchModel:
         default device is the CPU, and every tensor it copies is there."""
         device = kwargs.get(api.DEVICE_KEYWORD)
         named = device is None and self.default_device == api.CPU \
-            or device is not None and type(device[0]) is Const and device[0].value == api.CPU
+            or device is not None and _is_cpu(device[0])
         return named and all(t.cpu for v, _ in args for t in tensors_in(v))
 
     def grad_allowed(self, requires_grad, integral: bool):
@@ -672,13 +677,16 @@ class TorchModel:
             operands = list(args) + list(kwargs.values())
             if name in api.LIKE_METHODS or name in api.RECEIVER_ONLY_METHODS:
                 operands = []
+            out = self.op(node, [(t, recv)] + operands,
+                          api.TENSOR_METHODS[name], st, keeps=api.KEEPS_METHODS.get(name),
+                          storage=t.storage if name in api.VIEW_METHODS or name in api.RESHAPES and _dense(t) else None,
+                          layout=False if name in api.DENSE_RESULTS else
+                          True if name in api.VIEW_METHODS and name not in api.DENSE_VIEWS else None)
+            if name in api.DEVICE_METHODS and type(out) is Tensor:
+                # moved: on the CPU only when moved there (``x.cuda()``, ``x.to(device)`` may be elsewhere)
+                out.cpu = name == api.MOVE_TO_CPU or name == api.MOVE_TO and _names_cpu(args, kwargs)
             return _cut(name, _split_outputs(name, self.shaped(
-                self.op(node, [(t, recv)] + operands,
-                        api.TENSOR_METHODS[name], st, keeps=api.KEEPS_METHODS.get(name),
-                        storage=t.storage if name in api.VIEW_METHODS or name in api.RESHAPES and _dense(t) else None,
-                        layout=False if name in api.DENSE_RESULTS else
-                        True if name in api.VIEW_METHODS and name not in api.DENSE_VIEWS else None),
-                api.SHAPE_METHODS.get(name), [(t, recv)] + list(args), kwargs, st), _given_dim(args, kwargs)),
+                out, api.SHAPE_METHODS.get(name), [(t, recv)] + list(args), kwargs, st), _given_dim(args, kwargs)),
                         t, args, kwargs)
         if api.is_in_place_method(name):
             self.emit("in_place", node, st, (self.as_now(t, st),), target=recv, detail=name)
@@ -929,8 +937,12 @@ def _ints(data) -> bool:
 def _names_cpu(args, kwargs) -> bool:
     """``to("cpu")`` / ``to(device="cpu")``: a move to the CPU and nothing else (no dtype, no copy)."""
     given = [v for v, _ in args] + [v for k, (v, _) in kwargs.items() if k == api.DEVICE_KEYWORD]
-    return len(given) == 1 and len(args) + len(kwargs) == 1 and type(given[0]) is Const \
-        and given[0].value == api.CPU  # (``to("cpu:0")`` copies: checked against torch)
+    return len(given) == 1 and len(args) + len(kwargs) == 1 and _is_cpu(given[0])
+
+
+def _is_cpu(v: Val) -> bool:
+    """``"cpu"`` or ``torch.device("cpu")`` (not ``"cpu:0"``, a move that copies: checked against torch)."""
+    return type(v) is Const and (v.value == api.CPU or v.value is api.CPU_DEVICE)
 
 
 def _kw_truth(kwargs, name, default):
