@@ -1306,7 +1306,7 @@ VERIFIED_TABLES = {"LAYER_SUPERCLASSES", "MODULE_PARAMETER_NAMES", "AUTOGRAD_FUN
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES", "RENORM_MODULES", "RENORM_FUNCTIONS",
-    "DISTRIBUTION_SHARED_NODES", "DISTRIBUTION_ATTRIBUTES", "EAGER_QUERIES", "DEVICE", "SET_DEFAULT_DEVICE", "DEVICE_KEYWORD", "CPU", "MOVE_TO_CPU", "MOVE_TO", "MODULE_MEMBERS", "GRAD_SCALERS", "GRAD_SCALER_SCALE", "GRAD_SCALER_STEP",
+    "DISTRIBUTION_SHARED_NODES", "DISTRIBUTION_ATTRIBUTES", "EAGER_QUERIES", "DEVICE", "SET_DEFAULT_DEVICE", "DEVICE_KEYWORD", "CPU", "MOVE_TO_CPU", "MOVE_TO", "DEVICE_METHODS", "CPU_DEVICE", "MODULE_MEMBERS", "GRAD_SCALERS", "GRAD_SCALER_SCALE", "GRAD_SCALER_STEP",
     "PRETRAINED_LAYERS", "PRETRAINED_FREEZE", "OPTIMIZER_BASES", "PARAM_GROUPS", "GROUP_PARAMS",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
@@ -1497,6 +1497,13 @@ def test_device_names_as_torch_has_them():
     with resolve(api.DEVICE)("meta"):
         assert torch.zeros(2).device.type == "meta"
     assert torch.zeros(2, **{api.DEVICE_KEYWORD: api.CPU}).device.type == api.CPU
+    assert str(api.CPU_DEVICE) == str(torch.device(api.CPU))  # ``torch.device("cpu")``'s stand-in
+    assert getattr(w, api.MOVE_TO)(torch.device(api.CPU)) is w
+    # the methods that may move a tensor elsewhere are tensor methods taking a target
+    assert api.DEVICE_METHODS >= {api.MOVE_TO, api.MOVE_TO_CPU, "cuda"}
+    for name in api.DEVICE_METHODS:
+        doc = (getattr(torch.Tensor, name).__doc__ or "").lower()
+        assert "device" in doc or "cpu" in doc or "type" in doc, name
     previous = torch.get_default_device()
     try:
         resolve(api.SET_DEFAULT_DEVICE)("meta")
