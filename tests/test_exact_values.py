@@ -30,6 +30,33 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "a detector's grid made with torch.meshgrid (followed, no grad) added into its sigmoid output in place": ("GG103", 25, """\
+        import torch
+        import torch.nn as nn
+        m = nn.ModuleList(nn.Conv2d(c, 6, 1) for c in (4, 8))
+        grid = [torch.zeros(1)] * 2
+        def make_grid(nx=20, ny=20):
+            yv, xv = torch.meshgrid([torch.arange(ny), torch.arange(nx)], indexing="ij")
+            return torch.stack((xv, yv), 2).view((1, 1, ny, nx, 2)).float()
+        def detect(x):
+            z = []
+            for i in range(2):
+                x[i] = m[i](x[i])
+                bs, _, ny, nx = x[i].shape
+                x[i] = x[i].view(bs, 1, 6, ny, nx).permute(0, 1, 3, 4, 2).contiguous()
+                if grid[i].shape[2:4] != x[i].shape[2:4]:
+                    grid[i] = make_grid(nx, ny)
+                y = x[i].sigmoid()
+                y[..., 0:2] = (y[..., 0:2] * 2.0 - 0.5 + grid[i]) * 8
+                z.append(y.view(bs, -1, 6))
+            return torch.cat(z, 1), x
+        img = torch.rand(1, 4, 4, 4, requires_grad=True)
+        p3 = img
+        p4 = torch.cat([img, img], 1)
+        pred = detect([p3, p4])[0]
+        loss = pred[..., 4].max()
+        loss.backward()
+        """),
     "an op's output moved to the CPU it is on is itself: adding to it in place spoils what exp saved": ("GG103", 7, """\
         import torch
         dev = "cpu"

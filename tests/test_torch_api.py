@@ -1306,7 +1306,7 @@ VERIFIED_TABLES = {"LAYER_SUPERCLASSES", "MODULE_PARAMETER_NAMES", "AUTOGRAD_FUN
     "BY_DIM_SPLIT_OUTPUTS", "SPLIT_OUTPUT_NAMES", "_MAY_COPY",
     # here, below
     "IN_PLACE_METHOD_FUNCTIONS", "IN_PLACE_FLAG_FUNCTIONS", "SHALLOW_COPIES", "RENORM_MODULES", "RENORM_FUNCTIONS",
-    "DISTRIBUTION_SHARED_NODES", "DISTRIBUTION_ATTRIBUTES", "EAGER_QUERIES", "DEVICE", "SET_DEFAULT_DEVICE", "DEVICE_KEYWORD", "CPU", "MOVE_TO_CPU", "MOVE_TO", "DEVICE_METHODS", "CPU_DEVICE", "MODULE_MEMBERS", "GRAD_SCALERS", "GRAD_SCALER_SCALE", "GRAD_SCALER_STEP",
+    "DISTRIBUTION_SHARED_NODES", "DISTRIBUTION_ATTRIBUTES", "EAGER_QUERIES", "DEVICE", "SET_DEFAULT_DEVICE", "DEVICE_KEYWORD", "CPU", "MOVE_TO_CPU", "MOVE_TO", "DEVICE_METHODS", "CPU_DEVICE", "ONE_OUTPUT_PER_INPUT", "MODULE_MEMBERS", "GRAD_SCALERS", "GRAD_SCALER_SCALE", "GRAD_SCALER_STEP",
     "PRETRAINED_LAYERS", "PRETRAINED_FREEZE", "OPTIMIZER_BASES", "PARAM_GROUPS", "GROUP_PARAMS",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
@@ -2069,6 +2069,17 @@ def test_grad_readers_read_the_grad_of_what_they_are_given(name):
         warnings.simplefilter("always")
         fn(loss, 1.0)
     assert any("not a leaf Tensor is being accessed" in str(c.message) for c in caught), name
+
+
+@pytest.mark.parametrize("name", sorted(api.ONE_OUTPUT_PER_INPUT))
+def test_one_output_per_input(name):
+    """As many outputs as tensors given (so no fixed count), each a view of its own input."""
+    fn = resolve(name)
+    for count in (2, 3):
+        given = [torch.randn(3, requires_grad=True) for _ in range(count)]
+        out = fn(*given) if name != "torch.meshgrid" else fn(*given, indexing="ij")
+        assert isinstance(out, (tuple, list)) and len(out) == count
+        assert all(o is g or o._base is g for o, g in zip(out, given))
 
 
 @pytest.mark.parametrize("name", sorted(api.MULTI_OUTPUTS))

@@ -652,10 +652,13 @@ PIECES = {"chunk": ("chunk", 0, "chunks"), "split": ("split", 0, "split_size"), 
 # Ops with a fixed number (more than one) of outputs that all require grad (``evals, evecs =
 # torch.linalg.eigh(a)``): a tuple of that many, each the one node's output (what it saves of
 # them taken as one memory). Not the pieces of a cut, whose number depends on the arguments.
+# Ops that return one output per tensor they are given (``yv, xv = torch.meshgrid(ys, xs)``):
+# followed as one tensor holding all their graphs (each output a view of its own input).
+ONE_OUTPUT_PER_INPUT = frozenset({"torch.meshgrid", "torch.broadcast_tensors"})
 MULTI_OUTPUTS = {name: len(e["outputs_require_grad"]) for section in ("methods", "functions")
                  for name, e in _generated[section].items()
                  if len(e["outputs_require_grad"] or ()) > 1 and all(e["outputs_require_grad"])
-                 and name.rsplit(".", 1)[-1] not in PIECES}
+                 and name.rsplit(".", 1)[-1] not in PIECES and name not in ONE_OUTPUT_PER_INPUT}
 VIEW_SUBSCRIPTS = frozenset(kind for kind, e in _generated["subscripts"].items() if e["view_of"] == 0)
 # Modules that, built with this flag (keyword, position) true, write their output into their input.
 IN_PLACE_MODULES = {name: tuple(e["inplace_flag"]) for name, e in _generated["modules"].items()

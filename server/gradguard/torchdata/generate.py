@@ -563,6 +563,8 @@ FUNCTIONS = {
     "torch.diag_embed": lambda f, g: f(g(2, 3)),
     "torch.block_diag": lambda f, g: f(g(2, 2), g(1, 3)),
     "torch.cartesian_prod": lambda f, g: f(g(2), g(3)),
+    "torch.meshgrid": lambda f, g: f(g(2), g(3), indexing="ij"),
+    "torch.broadcast_tensors": lambda f, g: f(g(2, 3), g(3)),
     "torch.inner": lambda f, g: f(g(3), g(3)),
     "torch.vdot": lambda f, g: f(g(3), g(3)),
     "torch.det": lambda f, g: f(g(3, 3)),
