@@ -52,6 +52,6 @@ for epoch in range(3):
     preds = model(user_ids, item_ids)
     task_losses = [F.binary_cross_entropy_with_logits(p, y) for p, y in zip(preds, labels)]
     loss = sum(task_losses) / NUM_TASKS  # EW: equal weighting of the task losses
-    loss.backward()  # expect: GG101
+    loss.backward()
     optimizer.step()
     print(epoch, [round(l.item(), 4) for l in task_losses])

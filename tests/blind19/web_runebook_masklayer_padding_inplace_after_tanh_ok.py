@@ -53,6 +53,6 @@ criterion = nn.CrossEntropyLoss()
 for step in range(3):
     optimizer.zero_grad()
     loss = criterion(model(tokens), labels)
-    loss.backward()  # expect: GG103
+    loss.backward()
     optimizer.step()
     print(step, loss.item())
