@@ -30,6 +30,24 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "an LSTM over packed sequences whose state is carried across batches: the padded output walks the freed graph": ("GG101", 15, """\
+        import torch
+        import torch.nn as nn
+        from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+        lstm = nn.LSTM(4, 4)
+        fc = nn.Linear(4, 1)
+        opt = torch.optim.SGD(list(lstm.parameters()) + list(fc.parameters()), lr=0.1)
+        h = (torch.zeros(1, 3, 4), torch.zeros(1, 3, 4))
+        for step in range(3):
+            x = torch.randn(5, 3, 4)
+            packed = pack_padded_sequence(x, torch.tensor([5, 4, 3]))
+            out, h = lstm(packed, h)
+            padded, lengths = pad_packed_sequence(out)
+            loss = fc(padded).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """),
     "a detector's grid made with torch.meshgrid (followed, no grad) added into its sigmoid output in place": ("GG103", 25, """\
         import torch
         import torch.nn as nn
@@ -1255,6 +1273,37 @@ PROGRAMS = {
 
 # Twins of those that torch runs clean: no error either.
 CLEAN = {
+    "a method nobody resolvably calls that switches grad on itself is analysed where grad is off: what it computes before is no graph": """\
+        import os
+        import torch
+        class Agent:
+            def __init__(self):
+                self.cri = torch.nn.Linear(3, 1)
+                self.opt = torch.optim.SGD(self.cri.parameters(), lr=0.1)
+            def update(self, states):
+                values = self.cri(states).squeeze(1)
+                torch.set_grad_enabled(True)
+                for _ in range(2):
+                    loss = (self.cri(states).squeeze(1) - values * 2).pow(2).mean()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+                torch.set_grad_enabled(False)
+        agent = Agent()
+        torch.set_grad_enabled(False)
+        getattr(agent, os.environ.get("AGENT_METHOD", "update"))(torch.randn(4, 3))
+        """,
+    "a recurrent layer given a PackedSequence returns one: its `.data` is the rows with their graph, not a detached copy": """\
+        import torch
+        import torch.nn as nn
+        rnn = nn.RNN(input_size=4, hidden_size=4, num_layers=2)
+        x = torch.randn((5, 3, 4)).requires_grad_()
+        lens = torch.tensor([5, 4, 3])
+        packed_seq = nn.utils.rnn.pack_padded_sequence(x, lens)
+        hidden = torch.zeros((2, 3, 4))
+        output, _ = rnn(packed_seq, hidden)
+        output.data.float().sum().backward()
+        """,
     "zero_grad() after a backward of unknown reach: the step skips those weights, the graph that saved them is intact": """\
         import functools
         import torch

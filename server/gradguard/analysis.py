@@ -27,7 +27,8 @@ from .resolve import (ROOTS, ModuleInfo, Project, exists, forget_trees, probed, 
 from .sources import Cell, SourceError, parse, read_notebook, read_python, strip_magics, unparsed_stand_in
 from .state import State
 from .suppress import suppressed
-from .values import Class, Func
+from . import torch_api as api
+from .values import Class, Func, LibRef
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 log = logging.getLogger("gradguard")
@@ -325,7 +326,35 @@ def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State]) -> Non
         if engine.executed >= engine.limit:
             engine.truncated.append((fn.node, main.path))
             break
-        engine.run_entry(main, fn, State(None, dict(end.globals), dict(end.heap), {}, True))
+        # (one that switches grad recording on itself is run where it is off: its callers')
+        grad = not _switches_grad_on(fn.node, end.globals)
+        engine.run_entry(main, fn, State(None, dict(end.globals), dict(end.heap), {}, grad))
+
+
+def _switches_grad_on(fn: ast.AST, globals_: dict) -> bool:
+    """Whether the function's own body turns grad recording on (``torch.set_grad_enabled(True)``,
+    ``with torch.enable_grad():``), the names resolved through the module's imports."""
+    todo = list(ast.iter_child_nodes(fn))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+        if not isinstance(node, ast.Call):
+            continue
+        parts, f = [], node.func
+        while isinstance(f, ast.Attribute):
+            parts.append(f.attr)
+            f = f.value
+        base = globals_.get(f.id) if isinstance(f, ast.Name) else None
+        if type(base) is not LibRef:
+            continue
+        spec = api.GRAD_MODE.get(".".join([base.qual, *reversed(parts)]))
+        first = node.args[0] if node.args else None
+        given = first.value if isinstance(first, ast.Constant) else None
+        if spec is True or spec == "arg0" and given is True or spec == "not_arg0" and given is False:
+            return True
+    return False
 
 
 def _reaching_free(funcs: list) -> set:

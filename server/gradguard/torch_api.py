@@ -353,6 +353,17 @@ MODULE_FORWARD_HOOKS = frozenset({"register_forward_hook"})
 # ``self.register_buffer("mean", t)``: the module's attribute ``mean`` is now ``t`` itself
 # ``nn.ModuleDict(d)``: the modules of the dict ``d`` by key
 MODULE_DICT = "torch.nn.ModuleDict"
+
+# torch.nn.utils.rnn: a PackedSequence is no tensor; its ``.data`` is the packed rows, which keep
+# the graph (a recurrent layer given one returns one). Makers: where the rows are (an argument's
+# position; "items": the rows of a list of tensors).
+PACKED_SEQUENCE_MAKERS = {
+    "torch.nn.utils.rnn.pack_padded_sequence": 0,
+    "torch.nn.utils.rnn.PackedSequence": 0,
+    "torch.nn.utils.rnn.pack_sequence": "items",
+}
+PACKED_SEQUENCE_FIELDS = ("data", "batch_sizes", "sorted_indices", "unsorted_indices")
+PAD_PACKED_SEQUENCE = "torch.nn.utils.rnn.pad_packed_sequence"  # (padded rows, lengths)
 MODULE_REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})
 REGISTER_BUFFER = "register_buffer"
 # buffers() / named_buffers(): the tensors registered with register_buffer, submodules' too
