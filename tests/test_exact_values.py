@@ -1272,7 +1272,8 @@ PROGRAMS = {
 }
 
 # Twins of those that torch runs clean: no error either.
-CLEAN = {
+# Programs torch runs clean and GradGuard says nothing of, not even a warning.
+QUIET = {
     "a method nobody resolvably calls that switches grad on itself is analysed where grad is off: what it computes before is no graph": """\
         import os
         import torch
@@ -1304,6 +1305,46 @@ CLEAN = {
         output, _ = rnn(packed_seq, hidden)
         output.data.float().sum().backward()
         """,
+    "a dict updated from lists of (name, loss) pairs, the first empty, holds the losses: the running total among them is walked": """\
+        import torch
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = torch.nn.Linear(2, 1)
+            def initial_loss(self, x):
+                return []
+            def boundary_loss(self, x):
+                loss = []
+                loss.append(("boundary", self.net(x).relu().mean()))
+                return loss
+            def descent_loss(self, x):
+                loss = []
+                total = torch.tensor(0.0).type_as(x)
+                for s in range(3):
+                    total = total + self.net(x * s).relu().mean()
+                loss.append(("descent", total))
+                return loss
+            def training_step(self, x):
+                parts = {}
+                parts.update(self.initial_loss(x))
+                parts.update(self.boundary_loss(x))
+                parts.update(self.descent_loss(x))
+                loss = torch.tensor(0.0).type_as(x)
+                for _, value in parts.items():
+                    loss = loss + value
+                return {"loss": loss, **parts}
+        model = Model()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(2):
+            out = model.training_step(torch.randn(4, 2))
+            opt.zero_grad()
+            out["loss"].backward()
+            opt.step()
+        """,
+}
+
+
+CLEAN = {
     "zero_grad() after a backward of unknown reach: the step skips those weights, the graph that saved them is intact": """\
         import functools
         import torch
@@ -1986,6 +2027,16 @@ CLEAN = {
         total.backward()
         """,
 }
+
+
+@pytest.mark.parametrize("name", list(QUIET))
+def test_quiet_programs_get_no_finding(name, tmp_path):
+    source = textwrap.dedent(QUIET[name])
+    path = tmp_path / "prog.py"
+    path.write_text(source)
+    ran = torchrun.run(path)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert [(f.code, f.location.line) for f in analyze_source(source, str(path)).findings] == []
 
 
 @pytest.mark.parametrize("name", list(CLEAN))

@@ -3223,7 +3223,7 @@ class Engine(TorchModel, Autograd):
                 st.own_heap()[(box.oid, "last")] = value  # what ``xs[-1]`` reads
             return NONE if name != "setdefault" else self._weak(st.heap[key])
         if name in ("extend", "update", "extendleft") and vals:
-            elem = self.iter_elem(vals[0], st, node) if name == "extend" else self.dict_values(vals[0], st)
+            elem = self.iter_elem(vals[0], st, node) if name == "extend" else self.dict_values(vals[0], st, node)
             st.own_heap()[key] = join(st.heap[key], elem) if key in st.heap else elem
             if name == "update" and type(vals[0]) is Box and vals[0].kind == "dict" and _passed_on(vals[0], st):
                 # ``output.update(head.loss(output, batch))``: each of its keys with its value
@@ -3247,8 +3247,22 @@ class Engine(TorchModel, Autograd):
             return box if name == "copy" else UNKNOWN
         return UNKNOWN
 
-    def dict_values(self, v, st):
-        return st.heap.get((v.oid, "*"), UNKNOWN) if type(v) is Box else UNKNOWN
+    def dict_values(self, v, st, node):
+        """The values ``d.update(v)`` adds: a dict's, or the second items of pairs
+        (``d.update([("descent", loss), ...])``)."""
+        if type(v) is Box and v.kind == "dict":
+            return st.heap.get((v.oid, "*"), UNKNOWN)
+        if type(v) not in (Box, Tup, Iter):
+            return UNKNOWN
+        pair = self.iter_elem(v, st, node)
+        pairs = pair.options if type(pair) is Alt else (pair,)
+        if all(type(p) is Tup and len(p.items) == 2 for p in pairs):
+            values = [p.items[1] for p in pairs]
+            out = values[0]
+            for other in values[1:]:
+                out = join(out, other)
+            return out
+        return UNKNOWN
 
 
     # ----------------------------------------------------------------- iteration
