@@ -30,6 +30,21 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "item 0 of a PackedSequence is its rows: of a frozen decoder, no graph": ("GG104", 13, """\
+        import torch
+        import torch.nn as nn
+        from torch.nn.utils.rnn import pack_padded_sequence
+        decoder = nn.Linear(4, 5)
+        for p in decoder.parameters():
+            p.requires_grad = False
+        scores = decoder(torch.randn(3, 6, 4))
+        targets = torch.randint(0, 5, (3, 6))
+        lengths = [6, 5, 3]
+        scores = pack_padded_sequence(scores, lengths, batch_first=True)[0]
+        targets = pack_padded_sequence(targets, lengths, batch_first=True)[0]
+        loss = nn.functional.cross_entropy(scores, targets)
+        loss.backward()
+        """),
     "an LSTM over packed sequences whose state is carried across batches: the padded output walks the freed graph": ("GG101", 15, """\
         import torch
         import torch.nn as nn
@@ -1274,6 +1289,50 @@ PROGRAMS = {
 # Twins of those that torch runs clean: no error either.
 # Programs torch runs clean and GradGuard says nothing of, not even a warning.
 QUIET = {
+    "each agent's list of regularisers, made at one site in a loop, is one of several: its items are any agent's": """\
+        import sys
+        import torch
+        import torch.nn as nn
+        n = len(sys.argv) + 2
+        policies = [nn.Linear(4, 2) for _ in range(n)]
+        opts = [torch.optim.Adam(p.parameters()) for p in policies]
+        obs = [torch.randn(5, 4) for _ in range(n)]
+        all_log_pis = []
+        all_regs = []
+        for a_i, pi, ob in zip(range(n), policies, obs):
+            out = pi(ob)
+            rets = [out.log_softmax(1)]
+            rets.append([(out ** 2).mean()])
+            log_pi, regs = rets
+            all_log_pis.append(log_pi)
+            all_regs.append(regs)
+        for a_i, log_pi, regs in zip(range(n), all_log_pis, all_regs):
+            pol_loss = (log_pi * log_pi.detach()).mean()
+            for reg in regs:
+                pol_loss += 1e-3 * reg
+            pol_loss.backward()
+        """,
+    "a dict entry popped by its constant key is what was stored under it, not every graph the dict ever held": """\
+        import torch
+        class Graph:
+            def __init__(self):
+                self.ndata = {}
+            def propagate(self):
+                h = self.ndata["h"]
+                self.ndata["h"] = h * 2
+        lin = torch.nn.Linear(3, 3)
+        opt = torch.optim.SGD(lin.parameters(), lr=0.1)
+        g = Graph()
+        x = torch.randn(5, 3)
+        for epoch in range(3):
+            g.ndata["h"] = lin(x).relu()
+            g.propagate()
+            feats = g.ndata.pop("h")
+            loss = feats.pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
     "a method nobody resolvably calls that switches grad on itself is analysed where grad is off: what it computes before is no graph": """\
         import os
         import torch

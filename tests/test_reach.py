@@ -196,10 +196,12 @@ def _chain_program(steps: int) -> str:
         def helper(flag, n, t):
         {body}
             return t
-        y = (w * 2).sum()
-        for i in range(10):  # (a loop run to its fixpoint, not pass by pass)
-            out = helper(i, 0, y)
-            out.backward()
+        def main():  # (a call from the top level is the program: it has the file's budget)
+            y = (w * 2).sum()
+            for i in range(10):  # (a loop run to its fixpoint, not pass by pass)
+                out = helper(i, 0, y)
+                out.backward()
+        main()
     """).replace("{body}", body)
 
 
@@ -227,7 +229,8 @@ def test_a_call_that_ran_out_of_a_budget_is_not_tried_again_with_no_more(monkeyp
     entered = []
     real_block = engine_module.Engine.block
     monkeypatch.setattr(engine_module.Engine, "block", lambda self, stmts, st: entered.append(
-        self.frame.func is not None and stmts is self.frame.func.node.body) or real_block(self, stmts, st))
+        self.frame.func is not None and stmts is self.frame.func.node.body and self.frame.func.node.name == "helper")
+        or real_block(self, stmts, st))
     big = analyze_source(_chain_program(40), "<budget>")
     assert big.truncated and ("GG101", "error") not in _severities(big)
     assert sum(entered) == 2
@@ -248,13 +251,36 @@ def test_what_a_raising_rule_reported_before_the_budget_ran_out_stands(monkeypat
             loss.backward()
         {body}
             return n
-        train(0, 0)
+        def main():  # (a call from the top level is the program: it has the file's budget)
+            train(0, 0)
+        main()
     """).replace("{body}", body)
     monkeypatch.setattr(engine_module, "CALL_BUDGET", 30)
     engine_module.forget_calls()
     result = analyze_source(program, "<budget>")
     assert result.truncated, "the budget must have run out for this test to mean anything"
     assert [(f.code, f.location.line) for f in result.findings] == [("GG101", 7)]
+
+
+def test_a_call_from_the_top_level_has_the_files_budget(monkeypatch):
+    """``main()`` at the top level is the whole program: its per-call budget does not cut it, so a
+    long training function called there is followed to its end."""
+    body = "\n".join(f"    if flag == {i}:\n        n = n + {i}" for i in range(40))
+    program = textwrap.dedent("""\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        def main(flag, n):
+        {body}
+            loss = (w * 2).sum()
+            loss.backward()
+            loss.backward()
+        main(0, 0)
+    """).replace("{body}", body)
+    monkeypatch.setattr(engine_module, "CALL_BUDGET", 30)
+    engine_module.forget_calls()
+    result = analyze_source(program, "<budget>")
+    assert not result.truncated
+    assert [(f.code, f.location.line, f.severity) for f in result.findings] == [("GG101", 86, "error")]
 
 
 def test_the_file_budget_bounds_the_whole_analysis(monkeypatch):

@@ -1276,7 +1276,7 @@ def test_checkpoint_calls_its_function_and_reentrant_needs_a_tensor_input_that_r
 
 
 # Every table in torch_api.py is checked by a test above; a new table needs one too.
-VERIFIED_TABLES = {"LAYER_SUPERCLASSES", "MODULE_PARAMETER_NAMES", "AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWARD", "SAVED_TENSORS", "MODULE_WRAPPERS",
+VERIFIED_TABLES = {"PACKED_SEQUENCE_MAKERS", "PACKED_SEQUENCE_FIELDS", "PAD_PACKED_SEQUENCE", "LAYER_SUPERCLASSES", "MODULE_PARAMETER_NAMES", "AUTOGRAD_FUNCTION_BASES", "FUNCTION_APPLY", "SAVE_FOR_BACKWARD", "SAVED_TENSORS", "MODULE_WRAPPERS",
     "RANK_METHOD", "RANK_ATTRIBUTE", "NUMEL_METHODS", "PIECES", "RESHAPES", "DENSE_VIEWS", "DENSE_RESULTS",
     "CHECKPOINTS", "CHECKPOINT_REENTRANT", "RECEIVER_ONLY_METHODS", "IS_TENSOR", "MODULE_ADDERS", "MODULE_MODE_METHODS", "TRAINING_ATTRIBUTE", "IN_PLACE_ATTRIBUTE", "MODULE_LOAD_STATE", "SET_TO_NONE", 
     "TO_NUMPY_METHODS", "NUMPY_CONVERTERS", "GRAD_ATTRIBUTE", "RETAIN_GRAD",
@@ -2092,3 +2092,25 @@ def test_multi_outputs_return_that_many_outputs_of_one_node(name):
         out = fn(a @ a.T + torch.eye(size, dtype=torch.double))
         assert isinstance(out, tuple) and len(out) == api.MULTI_OUTPUTS[name], name
         assert all(t.requires_grad for t in out) and len({t.grad_fn.name() for t in out}) == 1, name
+
+
+@pytest.mark.parametrize("name", sorted(api.PACKED_SEQUENCE_MAKERS))
+def test_packed_sequences_are_named_tuples_of_their_rows(name):
+    """A PackedSequence is a named tuple (data, batch_sizes, sorted_indices, unsorted_indices):
+    its data are the rows given, with their graph; a recurrent layer given one returns one, and
+    ``pad_packed_sequence`` returns the padded rows with their graph and the lengths."""
+    x = torch.randn(3, 2, 4, requires_grad=True)
+    where = api.PACKED_SEQUENCE_MAKERS[name]
+    fn = resolve(name)
+    if where == "items":
+        packed = fn([x[:, 0], x[:2, 1]])
+    elif name.endswith("PackedSequence"):
+        packed = fn(x.reshape(6, 4), torch.tensor([2, 2, 2]))
+    else:
+        packed = fn(x, torch.tensor([3, 2]))
+    assert type(packed) is nn.utils.rnn.PackedSequence and packed._fields == api.PACKED_SEQUENCE_FIELDS
+    assert packed.data.grad_fn is not None and packed[0] is packed.data
+    out, _ = nn.RNN(4, 4)(packed)
+    assert type(out) is nn.utils.rnn.PackedSequence and out.data.grad_fn is not None
+    padded, lengths = resolve(api.PAD_PACKED_SEQUENCE)(out)
+    assert padded.grad_fn is not None and not lengths.is_floating_point()

@@ -629,6 +629,8 @@ class Engine(TorchModel, Autograd):
         if type(v) is Box:
             known = st.heap.get((v.oid, "items"))
             items = known.items if type(known) is Tup else None  # (lists of two lengths join to unknown)
+            if items and v.some:  # one of several lists made at one site: what each item may be
+                items = tuple(self._some(i) for i in items)
         if items and len(items) <= 8 and all(_constant_data(i, st) for i in items):
             return items  # ``for c in (16, 32)``, ``for i, per_stage in enumerate([[16, 16], [32, 32]])``
         if items and len(items) <= MAX_UNROLLED and all(_module_item(i) for i in items):
@@ -1075,6 +1077,10 @@ class Engine(TorchModel, Autograd):
                 st.own_heap()[(obj.oid, ("k", target.attr))] = value
             elif type(obj) is Layer and target.attr == api.IN_PLACE_ATTRIBUTE and obj.config is not None:
                 st.own_heap()[in_place_key(obj)] = value  # ``m.inplace = True`` on a built layer
+            elif type(obj) is Layer and _layer_attribute(obj, target.attr) is not None \
+                    and type(value) in (Const, Number, Tup, Box) and target.attr not in api.MODULE_PARAMETER_ATTRIBUTES:
+                # ``m.f, m.i = f, i`` on a built layer (a model parsed from its config): plain data
+                st.own_heap()[_layer_attribute(obj, target.attr)] = value
             elif type(obj) is Tensor and target.attr == api.GRAD_ATTRIBUTE:
                 self.emit("grad_reset", target, st, roots=obj.roots)  # p.grad = None (or zeros)
                 if value == NONE:
@@ -1609,7 +1615,7 @@ class Engine(TorchModel, Autograd):
         """What one of several containers or objects holds (``agents[i].memory``): weak as an
         element is, and so it stays when the elements of another container built from it are
         consumed together (``torch.stack([m * 2 for m in agents[i].memory])`` walks one agent's)."""
-        v = self._weak(v)
+        v = self._weak(v, every=True)
         if type(v) is Tensor and v.weak:
             self.several.update(v.weak)
         elif type(v) is Tup:
@@ -1617,15 +1623,18 @@ class Engine(TorchModel, Autograd):
                 self.several.update(t.weak)
         return v
 
-    def _weak(self, v: Val) -> Val:
+    def _weak(self, v: Val, every=False) -> Val:
         """An element read out of a container: its segments that stand for several graphs (one
-        per element) are weak; a graph the elements share (a trunk) stays strong."""
+        per element) are weak; a graph the elements share (a trunk) stays strong. ``every``: read
+        out of one of several containers made at one site (``regs`` of ``for regs in all_regs``),
+        whose latest contents stand for each one's: all its segments are weak."""
         if type(v) is Tensor:
             olds = {(s.site, s.ctx) for s in v.segs if s.old}
-            weak = v.weak | frozenset(s for s in v.segs if s in self.summaries or s.old or (s.site, s.ctx) in olds)
+            weak = v.weak | frozenset(s for s in v.segs if s in self.summaries or s.old or (s.site, s.ctx) in olds
+                                      or every)
             return v if weak == v.weak else v.but(weak=weak)
         if type(v) is Tup:
-            return v.like(self._weak(x) for x in v.items)
+            return v.like(self._weak(x, every) for x in v.items)
         if type(v) is Box and not v.some:
             return Box(v.oid, v.kind, True)
         if type(v) is Obj and not v.some:
@@ -2182,6 +2191,9 @@ class Engine(TorchModel, Autograd):
                     p = Tensor(YES, True, roots=frozenset({c.root}), storage=c.root)
                     value = p if value is None else join(value, p)
                 return value
+            key = _layer_attribute(recv, name)
+            if key is not None and key in st.heap:  # ``m.from_idx`` set on a built layer
+                return st.heap[key]
             return Bound(recv, name)
         if t is Box and recv.kind == "namespace":
             return st.heap.get((recv.oid, ("k", name)), UNKNOWN)
@@ -2373,7 +2385,8 @@ class Engine(TorchModel, Autograd):
         # a call may spend at most three quarters of what its caller has left: the caller
         # mostly finishes, and a model's calls nested ten deep (a trainer, the model, its
         # stages, their blocks, a block's layers) keep a twentieth of it, not a thousandth
-        own = self.executed + CALL_BUDGET
+        # (a call from a module's top level, ``main()``, is the program itself: it has the file's)
+        own = self.executed + CALL_BUDGET if self.frame.func is not None else self.limit
         limit = min(self.limit, own, self.executed + (self.limit - self.executed) * 3 // 4)
         costly = _COSTLY if kept else self.costly
         if limit - self.executed <= costly.get(fn.node, -1):
@@ -2661,6 +2674,18 @@ class Engine(TorchModel, Autograd):
                     items = st.heap.get((v.oid, "items")) if type(v) is Box and name == "list" else None
                     if type(items) is Tup:  # ``list(feats)``: the same items, in order
                         st.own_heap()[(box.oid, "items")] = items
+                    elif name in ("sorted", "set") and type(items := st.heap.get((v.oid, "items")) if type(v) is Box
+                                                              else v if type(v) is Tup else None) is Tup \
+                            and not kwargs and all(type(x) is Const for x in items.items):
+                        # ``sorted(set(save))`` of known numbers: those numbers, each once (in order)
+                        try:
+                            known = sorted({x.value for x in items.items}) if name == "sorted" or len(vals) == 1 \
+                                else None
+                        except TypeError:  # (not comparable)
+                            known = None
+                        if known is not None and len(known) <= MAX_UNROLLED:
+                            st.own_heap()[(box.oid, "items")] = Tup(Const(k) for k in known)
+                            st.own_heap()[(box.oid, "count")] = Const(len(known))
                     elif name == "list" and type(v) is Tup and len(v.items) <= MAX_UNROLLED \
                             and all(type(x) is Const for x in v.items):
                         # ``list(device_ids)`` of a tuple of constants: its items, as many as it has
@@ -3204,6 +3229,16 @@ class Engine(TorchModel, Autograd):
             return NONE
         items = st.heap.get((box.oid, "items"))
         keys = st.heap[(box.oid, "kwkeys")] if name == "update" and _passed_on(box, st) else None
+        if name in ("pop", "get") and box.kind != "list" and vals and type(vals[0]) is Const \
+                and (box.oid, ("k", vals[0].value)) in st.heap and not self.alternatives:
+            # ``g.ndata.pop("h")`` of a key set with a constant: what was stored there (a pop
+            # leaves the key unknown: read again, it raises)
+            value = st.heap[(box.oid, ("k", vals[0].value))]
+            if name == "pop" and value is not UNKNOWN:
+                forget_items(st, box)
+                st.own_heap()[(box.oid, ("k", vals[0].value))] = UNKNOWN
+            if value is not UNKNOWN:
+                return value
         if name not in ("get", "values", "items", "keys", "copy", "index", "count"):
             forget_items(st, box)
         if name in ("append", "add", "insert", "setdefault", "appendleft") and vals:
@@ -3617,6 +3652,16 @@ def _empty_container(node) -> Optional[str]:
     if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in ("list", "dict") \
             and not node.args and not node.keywords:
         return node.func.id
+    return None
+
+
+def _layer_attribute(layer: Layer, name: str):
+    """The heap entry of an attribute set on a built torch layer, when the layer is told apart
+    from others: by its parameters, else by its construction's arguments (its config)."""
+    if layer.root is not None:
+        return (layer.root, ("attr", name))
+    if layer.config is not None:
+        return (("attr", id(layer.config)), name)
     return None
 
 

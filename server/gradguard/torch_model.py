@@ -232,10 +232,10 @@ class TorchModel:
                 (st.heap.get((args[0][0].oid, "*"), UNKNOWN), args[0][1]) if type(args[0][0]) is Box else (UNKNOWN, None)
             if type(rows[0]) is not Tensor:
                 return self.unknown_call(args, kwargs)
-            return self.packed(self.op(node, [rows], False, st), node, st)
-        if qual == api.PAD_PACKED_SEQUENCE and args and self.packed_rows(args[0][0], st) is not None:
+            return self.packed(self.op(node, [rows], False, st))
+        if qual == api.PAD_PACKED_SEQUENCE and args and self.packed_rows(args[0][0]) is not None:
             # ``out, lengths = pad_packed_sequence(packed)``: the rows, padded (of their graph)
-            padded = self.op(node, [(self.packed_rows(args[0][0], st), args[0][1])], False, st)
+            padded = self.op(node, [(self.packed_rows(args[0][0]), args[0][1])], False, st)
             return Tup((padded, Tensor(NEVER, integral=True)))
         if qual == api.MODULE_DICT and len(args) == 1 and not kwargs and type(args[0][0]) is Box:
             # ``nn.ModuleDict(dict(wte=..., h=...))`` (nanoGPT): its modules by key, read as
@@ -443,21 +443,17 @@ class TorchModel:
             return self.unknown_call([(Tup(held), None)], {})
         return UNKNOWN
 
-    def packed(self, rows: Tensor, node, st: State) -> Box:
-        """A PackedSequence holding ``rows`` (its ``.data``)."""
-        box = Box((node, self.frame.ctx), "namespace")
-        self.allocate(box.oid, st)
-        for name in api.PACKED_SEQUENCE_FIELDS:
-            st.own_heap()[(box.oid, ("k", name))] = rows if name == "data" else Tensor(NEVER, integral=True)
-        st.own_heap()[(box.oid, "packed")] = Const(True)
-        return box
+    @staticmethod
+    def packed(rows: Tensor) -> Tup:
+        """A PackedSequence holding ``rows`` (its ``.data``, its item 0: a named tuple)."""
+        return Tup((rows,) + tuple(Tensor(NEVER, integral=True) for _ in api.PACKED_SEQUENCE_FIELDS[1:]),
+                   api.PACKED_SEQUENCE_FIELDS)
 
     @staticmethod
-    def packed_rows(v: Val, st: State):
+    def packed_rows(v: Val):
         """The rows of a PackedSequence, or None for any other value."""
-        if type(v) is Box and st.heap.get((v.oid, "packed")) == Const(True):
-            rows = st.heap.get((v.oid, ("k", "data")))
-            return rows if type(rows) is Tensor else None
+        if type(v) is Tup and v.names == api.PACKED_SEQUENCE_FIELDS and type(v.items[0]) is Tensor:
+            return v.items[0]
         return None
 
     def _row(self, node, arg, st: State) -> Tensor:
@@ -774,12 +770,12 @@ class TorchModel:
             finally:
                 frame.ctx = ctx
             return out
-        rows = self.packed_rows(args[0][0], st) if args and layer.qual in api.RNN_SHAPES else None
+        rows = self.packed_rows(args[0][0]) if args and layer.qual in api.RNN_SHAPES else None
         if rows is not None:  # ``rnn(packed, h)``: a PackedSequence of its output rows, and its state
             out = self.call_layer(layer, [(rows, args[0][1])] + list(args[1:]), node, st)
             if type(out) is not Tup or not out.items or type(out.items[0]) is not Tensor:
                 return UNKNOWN
-            return Tup((self.packed(out.items[0].but(shape=None), node, st),) + tuple(out.items[1:]))
+            return Tup((self.packed(out.items[0].but(shape=None)),) + tuple(out.items[1:]))
         inputs = list(args)
         if layer.root is not None and (layer.root, "frozen") not in st.heap:
             inputs.append((Tensor(YES, True, roots=frozenset({layer.root}), storage=layer.root), None))
