@@ -1289,6 +1289,30 @@ PROGRAMS = {
 # Twins of those that torch runs clean: no error either.
 # Programs torch runs clean and GradGuard says nothing of, not even a warning.
 QUIET = {
+    "a generator whose one yield is a statement of its body yields one item: a loop over it is one pass, no stale gradient": """\
+        import torch
+        class Loader:
+            def __init__(self):
+                self.x = torch.randn(4, 3)
+            def __iter__(self):
+                batch = self.x.clone()
+                yield batch
+        def batches(x):
+            yield x * 2
+        net = torch.nn.Linear(3, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for epoch in range(3):
+            opt.zero_grad()
+            for batch in Loader():
+                loss = net(batch).pow(2).mean()
+                loss.backward()
+                opt.step()
+            opt.zero_grad()
+            for batch in batches(torch.randn(4, 3)):
+                loss = net(batch).pow(2).mean()
+                loss.backward()
+                opt.step()
+        """,
     "each agent's list of regularisers, made at one site in a loop, is one of several: its items are any agent's": """\
         import sys
         import torch

@@ -586,6 +586,13 @@ class Engine(TorchModel, Autograd):
 
     def known_items(self, v: Val, st: State):
         """The elements of a short literal list or tuple of constants (loops over them unroll)."""
+        gen = v.gen if type(v) is Iter and v.gen is not None else None
+        if gen is None and type(v) is Obj and type(v.cls.lookup("__iter__")) is Func:
+            method = v.cls.lookup("__iter__")
+            if _is_generator(method.node, method.module.source_of(method.node)) and _yields_once(method.node):
+                return [self.iter_elem(self.call_func(method, [v], {}, st, method.node, bound=True), st, method.node)]
+        if gen is not None and _yields_once(gen[0].node):  # a generator of one item: a loop of one pass
+            return [self.iter_elem(v, st, gen[3])]
         if type(v) is Iter and v.wrap is not None and v.wrap[0] == "enumerate" and type(v.wrap[2]) is Const \
                 and type(v.wrap[2].value) is int:
             # ``for i, conv in enumerate(self.convs)``: each index with its element
@@ -4119,6 +4126,32 @@ def _call_of(node, name: str) -> bool:
 
 def _whole_slice(node) -> bool:
     return isinstance(node, ast.Slice) and node.lower is None and node.upper is None and node.step is None
+
+
+def _yields_once(fn) -> bool:
+    """A generator function whose only ``yield`` is a statement of its body's top level, after
+    no ``return``: every iteration over it yields exactly one item."""
+    if type(fn.body) is LazyBody:
+        try:
+            fn.body.force()
+        except SourceError:
+            return False
+    yields = 0
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Return):
+            return False
+        top = isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield) or \
+            isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Yield)
+        stack = [stmt.value.value] if top and stmt.value.value is not None else [] if top else [stmt]
+        yields += top
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Return)):
+                return False
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            stack.extend(ast.iter_child_nodes(node))
+    return yields == 1
 
 
 def _is_generator(fn, text: str) -> bool:
