@@ -1289,6 +1289,24 @@ PROGRAMS = {
 # Twins of those that torch runs clean: no error either.
 # Programs torch runs clean and GradGuard says nothing of, not even a warning.
 QUIET = {
+    "a DataLoader whose batch holds the whole dataset (len(dataset) rows) gives one batch: a total over it is no running total": """\
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+        net = torch.nn.Linear(3, 2)
+        loss_fn = torch.nn.CrossEntropyLoss()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        train = TensorDataset(torch.randn(8, 3), torch.randint(0, 2, (8,)))
+        test = TensorDataset(torch.randn(6, 3), torch.randint(0, 2, (6,)))
+        for epoch in range(2):
+            for x, y in DataLoader(train, batch_size=4):
+                opt.zero_grad()
+                loss_fn(net(x), y).backward()
+                opt.step()
+            loss = 0
+            for x, y in DataLoader(test, len(test)):
+                loss += loss_fn(net(x), y)
+            print(epoch, loss.item())
+        """,
     "a generator whose one yield is a statement of its body yields one item: a loop over it is one pass, no stale gradient": """\
         import torch
         class Loader:

@@ -593,6 +593,8 @@ class Engine(TorchModel, Autograd):
                 return [self.iter_elem(self.call_func(method, [v], {}, st, method.node, bound=True), st, method.node)]
         if gen is not None and _yields_once(gen[0].node):  # a generator of one item: a loop of one pass
             return [self.iter_elem(v, st, gen[3])]
+        if type(v) is Iter and v.wrap is not None and v.wrap[0] == "loader" and _known_length(v, st) == 1:
+            return [self.iter_elem(v, st, None)]  # a loader of one batch (a whole test set at once)
         if type(v) is Iter and v.wrap is not None and v.wrap[0] == "enumerate" and type(v.wrap[2]) is Const \
                 and type(v.wrap[2].value) is int:
             # ``for i, conv in enumerate(self.convs)``: each index with its element
@@ -4262,6 +4264,11 @@ def _known_length(v: Val, st: State):
     if type(v) is Layer and (v.qual in api.MODULE_HOLDERS or v.qual in api.MODULE_CONTAINERS) \
             and all(_module_item(c) for c in v.children) and _counted(v):
         return len(v.children)
+    if type(v) is Iter and v.wrap is not None and v.wrap[0] == "loader" and v.wrap[4] is not None \
+            and v.wrap[5] is not None:
+        rows = _known_length(v.wrap[1], st)  # ``DataLoader(dataset, batch_size)``: so many batches
+        if rows is not None:
+            return rows // v.wrap[4] if v.wrap[5] else -(-rows // v.wrap[4])
     return None
 
 

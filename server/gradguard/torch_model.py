@@ -209,6 +209,10 @@ class TorchModel:
             self.allocate(rows.oid, st)
             st.own_heap()[(rows.oid, "*")] = Tup(self._row(node, a, st) if type(a[0]) is Tensor else UNKNOWN
                                            for a in args)
+            firsts = {a[0].shape[0] if type(a[0]) is Tensor and type(a[0].shape) is tuple and a[0].shape else None
+                      for a in args}
+            if len(firsts) == 1 and type(next(iter(firsts))) is int:  # ``len(dataset)``: its rows
+                st.own_heap()[(rows.oid, "count")] = Const(next(iter(firsts)))
             return rows
         if qual in api.NUMPY_CONVERTERS:
             single = api.NUMPY_CONVERTERS[qual] and args and type(args[0][0]) is Tensor
@@ -473,9 +477,15 @@ class TorchModel:
         given.update({k: v for k, (v, _) in kwargs.items()})
         if "dataset" not in given:
             return UNKNOWN
-        size = given.get("batch_size")
+        size = given.get("batch_size", Const(1))
         workers = given.get("num_workers", Const(0)) != Const(0)  # (a number not known may be some)
-        return Iter(wrap=("loader", given["dataset"], not (type(size) is Const and size.value is None), workers))
+        # (how many items a batch holds, and whether a last short one is dropped, where known)
+        per_batch = size.value if type(size) is Const and type(size.value) is int and size.value > 0 \
+            and "sampler" not in given else None
+        drop = given.get("drop_last", Const(False))
+        drop = drop.value if type(drop) is Const and type(drop.value) is bool else None
+        return Iter(wrap=("loader", given["dataset"], not (type(size) is Const and size.value is None), workers,
+                          per_batch, drop))
 
     def batch(self, dataset: Val, stacked: bool, workers: bool, st: State, site) -> Val:
         """One batch: the item ``dataset[i]`` gives, each tensor in it stacked with the others
