@@ -196,7 +196,7 @@ def _chain_program(steps: int) -> str:
         def helper(flag, n, t):
         {body}
             return t
-        def main():  # (a call from the top level is the program: it has the file's budget)
+        def main():  # (a call from the top level is the program: it has several calls' budgets)
             y = (w * 2).sum()
             for i in range(10):  # (a loop run to its fixpoint, not pass by pass)
                 out = helper(i, 0, y)
@@ -251,7 +251,7 @@ def test_what_a_raising_rule_reported_before_the_budget_ran_out_stands(monkeypat
             loss.backward()
         {body}
             return n
-        def main():  # (a call from the top level is the program: it has the file's budget)
+        def main():  # (a call from the top level is the program: it has several calls' budgets)
             train(0, 0)
         main()
     """).replace("{body}", body)
@@ -262,8 +262,8 @@ def test_what_a_raising_rule_reported_before_the_budget_ran_out_stands(monkeypat
     assert [(f.code, f.location.line) for f in result.findings] == [("GG101", 7)]
 
 
-def test_a_call_from_the_top_level_has_the_files_budget(monkeypatch):
-    """``main()`` at the top level is the whole program: its per-call budget does not cut it, so a
+def test_a_call_from_the_top_level_has_several_calls_budgets(monkeypatch):
+    """``main()`` at the top level is the whole program: one call's budget does not cut it, so a
     long training function called there is followed to its end."""
     body = "\n".join(f"    if flag == {i}:\n        n = n + {i}" for i in range(40))
     program = textwrap.dedent("""\

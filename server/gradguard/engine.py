@@ -72,6 +72,9 @@ DEQUES = frozenset({"collections.deque"})
 # tentative fixpoint passes, stands: the code up to there ran as analysed.)
 FILE_BUDGET = 10_000
 CALL_BUDGET = 1_000
+# A call from a module's top level (``main()``, ``train(args)``) is the program: it has this many
+# calls' budgets (the whole file's would cost a quarter more time over the corpus for little more)
+TOP_LEVEL_CALLS = 4
 CANCEL_EVERY = 256  # steps between two looks at the cancel callback (some 2 ms)
 # Evaluations one inside another (``ev``, ``exec``, ``iter_elem``): past this, an expression's
 # value is unknown and a statement abandons its call, as over budget. Counted, in both builds
@@ -2394,8 +2397,8 @@ class Engine(TorchModel, Autograd):
         # a call may spend at most three quarters of what its caller has left: the caller
         # mostly finishes, and a model's calls nested ten deep (a trainer, the model, its
         # stages, their blocks, a block's layers) keep a twentieth of it, not a thousandth
-        # (a call from a module's top level, ``main()``, is the program itself: it has the file's)
-        own = self.executed + CALL_BUDGET if self.frame.func is not None else self.limit
+        # (a call from a module's top level, ``main()``, is the program itself: it has several)
+        own = self.executed + CALL_BUDGET * (1 if self.frame.func is not None else TOP_LEVEL_CALLS)
         limit = min(self.limit, own, self.executed + (self.limit - self.executed) * 3 // 4)
         costly = _COSTLY if kept else self.costly
         if limit - self.executed <= costly.get(fn.node, -1):
