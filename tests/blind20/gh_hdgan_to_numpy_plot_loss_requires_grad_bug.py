@@ -11,7 +11,7 @@ noise placeholder `z` is created with `requires_grad=False`: in the original it 
 leaf whose `.grad` piles up unused while `z.data.normal_()` redraws it, which is beside the point.)
 
 Fix: make `to_numpy` detach tensors (`src.detach().cpu().numpy()`), which is what the error
-message asks for; the thread's suggestion was the same `.detach()` before `.numpy()`.
+message asks for (the right fix; the stored thread shows no code change).
 """
 import functools
 import warnings
