@@ -30,6 +30,21 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "iterating a tensor yields its rows: one picked column of each is no scalar": ("GG105", 13, """\
+        import torch
+        import torch.nn as nn
+        class Pick:
+            def __init__(self, category):
+                self.category = category
+            def __call__(self, model_output):
+                if len(model_output.shape) == 1:
+                    return model_output[self.category]
+                return model_output[:, self.category]
+        net = nn.Conv2d(3, 4, 3, padding=1)
+        outputs = net(torch.randn(2, 3, 5, 5))
+        loss = sum([target(output) for target, output in zip([Pick(1), Pick(2)], outputs)])
+        loss.backward()
+        """),
     "item 0 of a PackedSequence is its rows: of a frozen decoder, no graph": ("GG104", 13, """\
         import torch
         import torch.nn as nn

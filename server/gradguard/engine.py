@@ -3374,8 +3374,11 @@ class Engine(TorchModel, Autograd):
             for item in v.items:
                 out = item if out is None else join_elements(out, item)
             return self._weak(out) if out is not None else UNKNOWN
-        if t is Tensor:
-            return self.op(site, [(v, site if isinstance(site, ast.Name) else None)], False, st)
+        if t is Tensor:  # ``for row in x``: ``x.unbind(0)``, views of its rows
+            out = self.op(site, [(v, site if isinstance(site, ast.Name) else None)], False, st, storage=v.storage)
+            if type(v.shape) is tuple and v.shape:
+                out.shape = v.shape[1:]
+            return out
         if t is Obj:
             method = v.cls.lookup("__iter__")
             if type(method) is Func:
