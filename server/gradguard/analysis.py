@@ -322,13 +322,21 @@ def _run_uncalled(engine: Engine, main: ModuleInfo, end: Optional[State]) -> Non
     entries = sorted((fn for fn in funcs if fn.node not in engine.called and fn in relevant),
                      key=lambda fn: not calls_backward(fn.module.source_of(fn.node)))
     engine.limit = min(engine.limit, engine.executed + ENTRY_BUDGET)
+    # the names a call that switches grad recording on ends with (their aliases too): a body
+    # whose text has none is not walked for one
+    switches = _GRAD_MODE_NAMES | {name for name, v in end.globals.items()
+                                   if type(v) is LibRef and v.qual in api.GRAD_MODE}
     for fn in entries:
         if engine.executed >= engine.limit:
             engine.truncated.append((fn.node, main.path))
             break
         # (one that switches grad recording on itself is run where it is off: its callers')
-        grad = not _switches_grad_on(fn.node, end.globals)
+        source = fn.module.source_of(fn.node)
+        grad = not (any(name in source for name in switches) and _switches_grad_on(fn.node, end.globals))
         engine.run_entry(main, fn, State(None, dict(end.globals), dict(end.heap), {}, grad))
+
+
+_GRAD_MODE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in api.GRAD_MODE)
 
 
 def _switches_grad_on(fn: ast.AST, globals_: dict) -> bool:
