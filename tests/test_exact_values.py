@@ -30,6 +30,159 @@ import torchrun
 from gradguard.analysis import analyze_source
 
 PROGRAMS = {
+    "layers registered by add_module under ``\"gcl_%d\" % i`` and called through ``self._modules``: in place on the leaf positions": ("GG108", 9, """\
+        import torch
+        import torch.nn as nn
+        class Layer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mlp = nn.Linear(3, 3)
+            def forward(self, h, coord):
+                agg = self.mlp(h)
+                coord += agg
+                return h, coord
+        class Net(nn.Module):
+            def __init__(self, n_layers=2):
+                super().__init__()
+                self.n_layers = n_layers
+                for i in range(0, n_layers):
+                    self.add_module("gcl_%d" % i, Layer())
+            def forward(self, h, x):
+                for i in range(0, self.n_layers):
+                    h, x = self._modules["gcl_%d" % i](h, x)
+                return h, x
+        pos = torch.randn(4, 3).clone().requires_grad_(True)
+        h, x = Net()(torch.randn(4, 3), pos)
+        x.sum().backward()
+        """),
+    "a loss stored by ``losses.update(loss_cls=...)`` is read back by its key: of a copy made by torch.tensor, no graph": ("GG104", 12, """\
+        import warnings
+        import torch
+        warnings.simplefilter("ignore")
+        head = torch.nn.Linear(4, 3)
+        def loss_of(x, y):
+            losses = dict()
+            losses.update(loss_cls=torch.nn.functional.cross_entropy(torch.tensor(head(x)), y))
+            return losses
+        losses = loss_of(torch.randn(5, 4), torch.randint(0, 3, (5,)))
+        log_vars = {k: v.mean() for k, v in losses.items()}
+        loss = sum(v for k, v in log_vars.items() if "loss" in k)
+        loss.backward()
+        """),
+    "nn.Identity returns its input itself: ``+=`` on what it returned writes the Tanh output TanhBackward saved": ("GG103", 7, """\
+        import torch
+        import torch.nn as nn
+        enc, project_in, pos = nn.Sequential(nn.Linear(3, 4), nn.Tanh()), nn.Identity(), nn.Embedding(5, 4)
+        x = enc(torch.randn(5, 3))
+        x = project_in(x)
+        x += pos(torch.arange(5))
+        x.sum().backward()
+        """),
+    "a spectral-normed layer's weight is made from weight_orig by each forward, which that saves: a step spoils it": ("GG103", 10, """\
+        import torch
+        from torch.nn.utils import spectral_norm
+        model = spectral_norm(torch.nn.Linear(2, 5))
+        opt1, opt2 = torch.optim.SGD(model.parameters(), lr=0.1), torch.optim.SGD(model.parameters(), lr=0.1)
+        for x in [torch.randn(7, 2) for _ in range(2)]:
+            loss = model(x).abs().mean()
+            opt1.zero_grad()
+            loss.backward(retain_graph=True)
+            opt1.step()
+            loss.backward()
+            opt2.step()
+        """),
+    "an update run when a counter the loop increments reaches its bound: the Q step spoils the policy loss's graph": ("GG103", 18, """\
+        import torch
+        import torch.nn as nn
+        policy, q = nn.Linear(3, 2), nn.Sequential(nn.Linear(5, 4), nn.ReLU(), nn.Linear(4, 1))
+        pi_opt, q_opt = torch.optim.Adam(policy.parameters()), torch.optim.Adam(q.parameters())
+        ep_len, max_ep_len = 0, 3
+        for t in range(8):
+            ep_len += 1
+            if ep_len == max_ep_len:
+                for _ in range(ep_len):
+                    obs = torch.randn(4, 3)
+                    q_pi = q(torch.cat([obs, policy(obs)], 1))
+                    pi_loss = -q_pi.mean()
+                    q_loss = (q(torch.cat([obs, torch.randn(4, 2)], 1)) ** 2).mean()
+                    q_opt.zero_grad()
+                    q_loss.backward()
+                    q_opt.step()
+                    pi_opt.zero_grad()
+                    pi_loss.backward()
+                    pi_opt.step()
+                ep_len = 0
+        """),
+    "a residual added in place (``h.add_(attn(ln(h)))``): the norm saved h, which the tensor now ends in": ("GG103", 18, """\
+        import torch
+        import torch.nn as nn
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ln = nn.LayerNorm(4)
+                self.attn = nn.Linear(4, 4)
+            def forward(self, h):
+                h.add_(self.attn(self.ln(h)))
+                return h
+        blocks = nn.ModuleList([Block(), Block()])
+        emb = nn.Embedding(10, 4)
+        h = emb(torch.randint(0, 10, (3,)))
+        kept = h
+        for block in blocks:
+            h = block(h)
+        kept.sum().backward()
+        """),
+    "a batch picked by a slice of randperm has that many rows: its per-sample loss is no scalar": ("GG105", 12, """\
+        import torch
+        net = torch.nn.Linear(8, 1)
+        features, prices = torch.randn(200, 8), torch.randn(200, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.01)
+        for epoch in range(2):
+            perm = torch.randperm(200)
+            for start in range(0, 200, 32):
+                idx = perm[start:start + 32]
+                out = net(features[idx])
+                loss = (out - prices[idx]) ** 2
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """),
+    "a Sequential subclass built by super().__init__(*layers) runs them: in-place dropout over the ReLU output it saved": ("GG103", 12, """\
+        import torch
+        class MLP(torch.nn.Sequential):
+            def __init__(self, sizes, inplace):
+                layers = []
+                for a, b in zip(sizes, sizes[1:]):
+                    layers.append(torch.nn.Linear(a, b))
+                    layers.append(torch.nn.ReLU(inplace=inplace))
+                    layers.append(torch.nn.Dropout(0.5, inplace=inplace))
+                super().__init__(*layers)
+        torch.manual_seed(0)
+        MLP([3, 3, 3], inplace=False)(torch.rand(3)).sum().backward()
+        MLP([3, 3, 3], inplace=True)(torch.rand(3)).sum().backward()
+        """),
+    "modules kept under tuple keys built by a range of five: each read back exactly, the generator step spoils the discriminator loss's graph": ("GG103", 20, """\
+        import torch
+        import torch.nn as nn
+        class Decoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.convs = {}
+                for i in range(4, -1, -1):
+                    self.convs[("fc", i)] = nn.Linear(3, 3)
+                self.decoder = nn.ModuleList(list(self.convs.values()))
+            def forward(self, x):
+                for i in range(4, -1, -1):
+                    x = self.convs[("fc", i)](x)
+                return x
+        dec, disc = Decoder(), nn.Linear(3, 1)
+        opt_g, opt_d = torch.optim.Adam(dec.parameters()), torch.optim.Adam(disc.parameters())
+        fake = dec(torch.randn(4, 3))
+        loss_g, loss_d = disc(fake).mean(), -disc(fake).mean()
+        loss_g.backward(retain_graph=True)
+        opt_g.step()
+        loss_d.backward()
+        """),
     "iterating a tensor yields its rows: one picked column of each is no scalar": ("GG105", 13, """\
         import torch
         import torch.nn as nn
@@ -1461,6 +1614,51 @@ QUIET = {
 
 
 CLEAN = {
+    "the optimizers' parameters split by each key of a dict of models: the generator's step leaves the discriminator": """\
+        import torch
+        import torch.nn as nn
+        models = {}
+        models["encoder"] = nn.Linear(3, 3)
+        models["decoder"] = nn.Linear(3, 3)
+        models["discriminator"] = nn.Linear(3, 1)
+        params, params_d = [], []
+        for key in models.keys():
+            if "discr" in key:
+                params_d += list(models[key].parameters())
+            else:
+                params += list(models[key].parameters())
+        opt, opt_d = torch.optim.Adam(params), torch.optim.Adam(params_d)
+        for step in range(2):
+            top = models["decoder"](models["encoder"](torch.randn(4, 3)))
+            loss_g = models["discriminator"](top).mean() + top.pow(2).mean()
+            loss_d = models["discriminator"](top.detach()).mean()
+            opt.zero_grad()
+            loss_g.backward()
+            opt.step()
+            opt_d.zero_grad()
+            loss_d.backward()
+            opt_d.step()
+        """,
+    "one test twice in an iteration goes one way both times: the loss backwarded is the one this iteration made": """\
+        import torch
+        def train(delay, n):
+            net = torch.nn.Linear(3, 1)
+            q = torch.nn.Linear(3, 1)
+            opt, opt_q = torch.optim.SGD(net.parameters(), lr=0.1), torch.optim.SGD(q.parameters(), lr=0.1)
+            for i in range(n):
+                if (i + 1) % delay == 0 or i == n - 1:
+                    policy_loss = (q(net(torch.randn(4, 3)) * torch.ones(4, 3)) ** 2).mean()
+                q_loss = (q(torch.randn(4, 3)) ** 2).mean()
+                if (i + 1) % delay == 0 or i == n - 1:
+                    opt.zero_grad()
+                    policy_loss.backward()
+                opt_q.zero_grad()
+                q_loss.backward()
+                opt_q.step()
+                if (i + 1) % delay == 0 or i == n - 1:
+                    opt.step()
+        train(2, 5)
+        """,
     "zero_grad() after a backward of unknown reach: the step skips those weights, the graph that saved them is intact": """\
         import functools
         import torch

@@ -256,6 +256,9 @@ FACTORY_CALLS = {
     "torch.linspace": [((0, 1, 7), {}), ((0, 1), {"steps": 1})],
     "torch.logspace": [((0, 1, 5), {})],
     "torch.eye": [((3,), {}), ((2, 3), {})],
+    "torch.randperm": [((5,), {}), ((0,), {}), ((), {"n": 3})],
+    "torch.arange": [((5,), {}), ((1, 7, 2), {}), ((0.0, 1.0, 0.3), {}), ((2, 4), {}), ((), {"end": 3}),
+                     ((), {"start": 1, "end": 6, "step": 2})],
     **{n: [((a(),), {}), ((scalar(),), {})] for n, kind in api.FACTORY_SHAPES.items()
        if kind == "like" and not n.endswith(("full_like", "randint_like"))},
     "torch.full_like": [((a(), 1.0), {})], "torch.randint_like": [((a(), 5), {})],

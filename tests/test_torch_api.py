@@ -1296,7 +1296,7 @@ VERIFIED_TABLES = {"PACKED_SEQUENCE_MAKERS", "PACKED_SEQUENCE_FIELDS", "PAD_PACK
     "LOSS_SHAPES", "MODULE_SHAPES", "RNN_SHAPES",
     # tests/test_torch_dtypes.py
     "DTYPES", "DTYPE_KEYWORD", "CAST_METHODS", "DTYPE_STRING_METHODS", "INTEGRAL_METHODS", "INTEGRAL_FUNCTIONS",
-    "DATA_TYPED", "BOOL_METHODS",
+    "DATA_TYPED", "BOOL_METHODS", "INDEX_METHODS", "INDEX_FUNCTIONS",
     # tests/test_saved.py
     "KEEPS_FUNCTIONS", "KEEPS_METHODS", "KEEPS_OPERATORS", "KEEPS_MODULES", "IN_PLACE_MODULES",
     "IN_PLACE_FUNCTIONS",
@@ -1310,7 +1310,7 @@ VERIFIED_TABLES = {"PACKED_SEQUENCE_MAKERS", "PACKED_SEQUENCE_FIELDS", "PAD_PACK
     "PRETRAINED_LAYERS", "PRETRAINED_FREEZE", "OPTIMIZER_BASES", "PARAM_GROUPS", "GROUP_PARAMS",
     "NUMBER_MODULES", "NUMBER_MODULES_EXCEPT", "MUTATION_CONTEXTS", "GRAD_READERS", "MULTI_OUTPUTS",
     "MODULE_WALKS", "MODULE_APPLY", "NUMBER_METHODS", "NUMBER_ATTRIBUTES", "NUMBER_BUILTINS", "OPAQUE_PACKAGES",
-    "PLAIN_ATTRIBUTES", "LEAF_ATTRIBUTE", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
+    "PLAIN_ATTRIBUTES", "LEAF_ATTRIBUTE", "LIKE_METHODS", "SIZE_METHOD", "RETURNS_ITS_MODULE", "IDENTITY_MODULES", "MODULE_DICT_ATTRIBUTE", "IN_PLACE_KEEPS_RESULT", "MODULE_DICT",
     "REGISTER_BUFFER", "MODULE_BUFFER_METHODS", "MODULE_NAMED_BUFFERS", "LAYERS_WITH_BUFFERS", "GRAD_MODE_QUERIES",
 }
 
@@ -1363,6 +1363,18 @@ def test_number_attribute(name):
     assert not isinstance(out, torch.Tensor) and name in api.SEVER_ATTRIBUTES
 
 
+def test_module_dict_attribute_holds_submodules_by_name():
+    net = torch.nn.Module()
+    net.add_module("gcl_0", torch.nn.Linear(2, 2))
+    assert getattr(net, api.MODULE_DICT_ATTRIBUTE)["gcl_0"] is net.gcl_0
+
+
+@pytest.mark.parametrize("name", sorted(api.IDENTITY_MODULES))
+def test_identity_module_returns_its_input(name):
+    x = torch.randn(3, requires_grad=True) * 2
+    assert resolve(name)()(x) is x
+
+
 @pytest.mark.parametrize("name", sorted(api.RETURNS_ITS_MODULE))
 def test_returns_its_module(name):
     import warnings
@@ -1371,6 +1383,14 @@ def test_returns_its_module(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (the old weight_norm is deprecated)
         assert resolve(name)(conv) is conv
+        # its forward saves the parameters the weight is made of, even of an input without grad:
+        # a step between two backwards over one output spoils that node
+        opt = torch.optim.SGD(conv.parameters(), lr=0.1)
+        loss = conv(torch.randn(2, 4, 5)).abs().mean()
+        loss.backward(retain_graph=True)
+        opt.step()
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            loss.backward()
 
 
 def test_size_method_gives_the_dim_s_size():

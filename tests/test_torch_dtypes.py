@@ -74,6 +74,16 @@ def test_integral_function(name):
     assert _integral(out) and not out.requires_grad
 
 
+@pytest.mark.parametrize("name", sorted(api.INDEX_METHODS | api.INDEX_FUNCTIONS))
+def test_index_dtype(name):
+    """Never bool: as an index it picks rows (the result has the index's shape, then the rest)."""
+    assert name in (api.INTEGRAL_FUNCTIONS if name.startswith("torch.") else api.INTEGRAL_METHODS)
+    out = (FUNCTION_RECIPES if name.startswith("torch.") else METHOD_RECIPES)[name]()
+    assert _integral(out) and out.dtype != torch.bool
+    picked = torch.rand(4, 2)[out.clamp(0, 3)]
+    assert picked.shape == out.shape + (2,)
+
+
 DATA_RECIPES = {  # (ints at the typed positions, a float among them)
     "torch.tensor": (lambda: torch.tensor([[1, 2], [True, 0]]), lambda: torch.tensor([1, 2.0])),
     "torch.as_tensor": (lambda: torch.as_tensor([1, 2]), lambda: torch.as_tensor([1.0])),

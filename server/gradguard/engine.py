@@ -22,6 +22,7 @@ The engine never imports or executes the analysed code.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 import builtins
 import operator
@@ -39,7 +40,7 @@ from .sources import SourceError
 from .state import (GLOBALS, UNBOUND, Ager, State, forget_items, has_key, join_states, note_keys, retarget,
                     surely_not_empty)
 from .torch_model import _DICT_CLASSES, READS_ITS_ARGUMENTS, TorchModel, in_place_key, is_torch, sizes_of
-from .values import (LAYER_BASE, MAYBE, MUTATION_ALLOWED, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
+from .values import (INDEX, LAYER_BASE, MAYBE, MUTATION_ALLOWED, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, After, Alt, Bound, Box, Builtin, Class, Const, Func,
                      GradCtx, Iter, Layer, ModRef, Number, Obj, Optim, Seg, Super, Tensor, LibRef, Partial, Tup, TupleType, Unknown,
                      Val, join, join_elements, merge_via, strong, tensors_in, truth)
 
@@ -53,7 +54,7 @@ GRAD_SCALER = "grad_scaler"  # the kind of the box an AMP loss scaler is
 BUILT = "$built"  # the heap slot saying an object's __init__ ran to its end, every attribute it set seen
 _PLAIN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 MAX_UNROLLED = 64  # loops over a model's known submodules unroll, up to this many
-MAX_UNROLLED_RANGE = 4  # ``range(n)`` of a known n up to this unrolls: each pass knows its i
+MAX_UNROLLED_RANGE = 5  # ``range(n)`` of a known n up to this unrolls: each pass knows its i
 MAX_UNROLLED_KEYS = 16  # loops over a dict whose keys are all known, up to this many, unroll
 MAX_UNROLLED_BLOCKS = 8  # loops over a ModuleList's blocks, up to this many (each runs a forward)
 TENSOR_TYPE = LibRef("torch.Tensor")  # ``type(t)`` of a tensor: some tensor class
@@ -123,11 +124,17 @@ _COUNTS_ARGUMENTS = frozenset({"zip", "map", "min", "max", "range", "enumerate",
                                "list", "tuple", "set", "dict", "filter", "round", "abs", "int", "float"})
 
 
+# Each run of a frame and each pass of a loop body has a serial of its own: tests correlated
+# within one pass (``pass_flag``) are told apart from the same tests in another pass
+_SERIALS = itertools.count()
+
+
 class Frame:
-    __slots__ = ("func", "module", "ctx", "returns", "loops", "caller", "elements", "declared", "truncated")
+    __slots__ = ("func", "module", "ctx", "returns", "loops", "caller", "elements", "declared", "truncated", "serial")
 
     def __init__(self, func, module, ctx, caller=None, truncated=False):
         self.func, self.module, self.ctx = func, module, ctx
+        self.serial = next(_SERIALS)
         # ``ctx`` lost its outermost calls (nested deeper than CONTEXT_DEPTH): calls from two
         # places above may share it
         self.truncated = truncated
@@ -139,7 +146,7 @@ class Frame:
 
 
 class LoopCtx:
-    __slots__ = ("breaks", "continues", "node", "unrolled", "made", "part", "bound", "folded")
+    __slots__ = ("breaks", "continues", "node", "unrolled", "made", "part", "bound", "folded", "serial")
 
     def __init__(self, node=None, unrolled=False, bound=frozenset()):
         self.bound = bound  # the names bound (on some path) when the loop starts
@@ -150,6 +157,7 @@ class LoopCtx:
         self.made: set = set()  # the containers allocated in this pass over the body
         self.part = None  # the pass of an unrolled loop running now
         self.folded = False  # an ordering of constants was decided in a pass (``step > warmup``)
+        self.serial = next(_SERIALS)  # of the pass running now
 
 
 class Engine(TorchModel, Autograd):
@@ -161,6 +169,7 @@ class Engine(TorchModel, Autograd):
                  "doubt_never", "grad_off", "savers", "walked_segs", "clock", "pending",
                  "withdrawn", "executed", "collect_facts", "limit", "truncated", "cancel",
                  "next_look", "main", "summaries", "several", "several_roots", "trained", "allocated", "flag_vars",
+                 "repeated_tests", "pass_tests", "pass_records",
                  "written_memo", "made_roots", "costly", "comprehending", "alternatives", "inference",
                  "mutation_allowed", "saving", "saved_reads", "tentative", "sure", "default_device")
 
@@ -221,6 +230,9 @@ class Engine(TorchModel, Autograd):
         self.trained: set = set()  # roots an optimizer updates
         self.allocated: set = set()  # allocation sites seen, whose heap entries may need reset
         self.flag_vars: dict = {}  # settled flag -> what its tests' branches left different
+        self.repeated_tests: dict = {}  # id(scope) -> ({id(if node): test text}, [(line, name stored)])
+        self.pass_tests: dict = {}  # pass flag -> the ``if`` that tested it first in its pass
+        self.pass_records: dict = {}  # pass flag -> {variable: (then, else, joined)} (``assume``)
         self.written_memo: dict = {}  # (attribute, modules loaded) -> ``_written``
         self.made_roots: dict = {}  # (site, context, kind, unrolled passes) -> Root (``new_root``)
         self.costly: dict = {}  # the analysed file's functions abandoned over a budget (``_COSTLY``)
@@ -364,13 +376,13 @@ class Engine(TorchModel, Autograd):
             return self.block(node.body, st)
         if known is False:
             return self.block(node.orelse, st)
-        flag = self.settled_flag(node.test, st)
+        flag = self.settled_flag(node.test, st) or self.pass_flag(node, st)
         yes = st.copy()
         before = None
         if flag is not None:  # a flag tested before: each branch continues the world it chose
             self.assume(flag[0], yes, flag[1])
             self.assume(flag[0], st, not flag[1])
-            if self.frame.loops:
+            if self.frame.loops and flag[0][0] != "pass":
                 before = dict(_scope(st))
         then, orelse = self.block(node.body, yes), self.block(node.orelse, st)
         if before is not None and then is not None and orelse is not None:
@@ -449,6 +461,41 @@ class Engine(TorchModel, Autograd):
                 return ("global path", self.frame.module.path, root.id, tuple(reversed(chain))), positive
         return None
 
+    def pass_flag(self, node: ast.If, st: State):
+        """(key, polarity) of a test that this pass of the innermost loop (or this call, outside
+        loops) made before and whose value cannot have changed since: the same text, of
+        locals not assigned in between and attributes no code assigns outside ``__init__``,
+        without calls (``if (step + 1) % k == 0:`` twice in one iteration: both go one way)."""
+        scope = self.frame.func.node if self.frame.func is not None else self.frame.module.tree
+        found = self.repeated_tests.get(id(scope))
+        if found is None:
+            found = self.repeated_tests[id(scope)] = _repeated_tests(scope)
+        text = found[0].get(id(node))
+        if text is None:
+            return None
+        test, positive = node.test, True
+        while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, positive = test.operand, not positive
+        names = set()
+        for part in ast.walk(test):
+            if type(part) is ast.Name:
+                if st.locals is None or part.id not in st.locals:
+                    return None
+                names.add(part.id)
+            elif type(part) is ast.Attribute:
+                if self._written(part.attr):
+                    return None
+            elif not isinstance(part, _PURE_TEST_NODES):
+                return None
+        key = ("pass", text, self.frame.loops[-1].serial if self.frame.loops else self.frame.serial)
+        first = self.pass_tests.get(key)
+        if first is None:
+            self.pass_tests[key] = node
+        elif first is not node and any(name in names and first.end_lineno < line < node.lineno
+                                       for line, name in found[1]):
+            return None  # an operand assigned between the two tests
+        return key, positive
+
     def _global_held(self, name: str) -> bool:
         """A function's global ``name`` cannot be rebound while this call runs: every function
         that declares it ``global`` is one of the calls this one runs in (``main()``, suspended
@@ -490,6 +537,13 @@ class Engine(TorchModel, Autograd):
     def assume(self, key, st: State, positive: bool) -> None:
         """Give what the last test of this flag left different in its branches the value of the
         branch taken now, where it still holds the join of both."""
+        if key[0] == "pass":  # (kept by the engine: per pass, they must not grow the loop's state)
+            for (kind, name), (then, orelse, joined) in self.pass_records.get(key, {}).items():
+                scope = st.heap if kind == "h" else st.globals if kind == "g" else st.locals
+                if scope is not None and name in scope and scope[name] is joined:
+                    (st.own_heap() if kind == "h" else st.own_globals() if kind == "g" else scope)[name] = \
+                        then if positive else orelse
+            return
         for var in self.flag_vars.get(key, ()):
             record = ("guard", key, var)
             joined, chosen = st.heap.get((record, "join")), st.heap.get((record, "then" if positive else "else"))
@@ -512,6 +566,9 @@ class Engine(TorchModel, Autograd):
                                                     and type(name[0]) is tuple and name[0][:1] == ("guard",)):
                     found.append((kind, name, a[name], b[name], o[name]))
         if not found:
+            return
+        if key[0] == "pass":
+            self.pass_records[key] = {(kind, name): (a, b, o) for kind, name, a, b, o in found}
             return
         vars_ = self.flag_vars.setdefault(key, set())
         for kind, name, a, b, o in found:
@@ -660,7 +717,7 @@ class Engine(TorchModel, Autograd):
         self.frame.loops.append(ctx)
         cur, weak_before = st, st.wfreed
         for i, item in enumerate(items):
-            ctx.continues, ctx.part = [], i
+            ctx.continues, ctx.part, ctx.serial = [], i, next(_SERIALS)
             s = cur.copy()
             self.assign(node.target, item, s)
             # each pass ages what it built (what earlier passes built is aged already: the
@@ -727,7 +784,7 @@ class Engine(TorchModel, Autograd):
         self.created.append(set())
 
         def iterate(s, first):
-            ctx.continues, ctx.made = [], set()
+            ctx.continues, ctx.made, ctx.serial = [], set(), next(_SERIALS)
             out = step(s.copy(), first)
             return join_states([out] + ctx.continues)
 
@@ -1134,7 +1191,7 @@ class Engine(TorchModel, Autograd):
                 st.own_heap()[key] = join(st.heap[key], value) if key in st.heap else value
                 if type(target.slice) is ast.Name:  # ``d[k] = v``: later reads of d[k] see v
                     self.frame.elements.pop(("key", target.slice.id), None)
-                index = self.ev(target.slice, st)
+                index = _const_key(self.ev(target.slice, st))
                 keys = st.heap.get((base.oid, "kwkeys")) if _passed_on(base, st) else None
                 items = st.heap.get((base.oid, "items")) if base.kind == "list" and not base.some else None
                 forget_items(st, base)
@@ -1417,6 +1474,14 @@ class Engine(TorchModel, Autograd):
                     except (ArithmeticError, ValueError):
                         return UNKNOWN
                 return NUMBER  # a number, whatever it is (``beta ** 2``)
+        if op == "Mod" and type(left[0]) is Const and type(left[0].value) is str and not _WIDE.search(left[0].value):
+            # ``"gcl_%d" % i`` of known values: the string
+            parts = right[0].items if type(right[0]) is Tup else (right[0],)
+            if all(type(p) is Const and type(p.value) in (int, float, str, bool) for p in parts):
+                try:
+                    return Const(left[0].value % tuple(p.value for p in parts))
+                except (TypeError, ValueError, KeyError, OverflowError):
+                    return UNKNOWN
         return UNKNOWN
 
     def e_UnaryOp(self, node, st):
@@ -1459,7 +1524,9 @@ class Engine(TorchModel, Autograd):
             ordering = not all(type(op) in _EQUALITIES for op in node.ops)
             if folded is True or (folded is False and not (ordering and self.in_fixpoint_loop()
                                                            and not self._loop_invariant(node, st))):
-                if ordering:
+                # (an equality false in an exact pass, ``ep_len == max_ep_len`` of a counter the
+                # iteration increments, may hold later: the loop is taken on to its fixpoint too)
+                if ordering or folded is False and self.in_fixpoint_loop() and not self._loop_invariant(node, st):
                     # in a loop analysed to its fixpoint, an ordering that holds in an exact first
                     # pass (``step > warmup`` of counters still constant there) holds in that
                     # iteration, but may not later: such a loop is always taken on to its
@@ -1889,6 +1956,11 @@ class Engine(TorchModel, Autograd):
     def _subscript(self, node, base, st):
         index = self.ev(node.slice, st)
         tb = type(base)
+        if type(node.value) is ast.Attribute and node.value.attr == api.MODULE_DICT_ATTRIBUTE \
+                and type(index) is Const and type(index.value) is str:
+            owner = self.ev(node.value.value, st)  # ``self._modules["gcl_%d" % i]``: that submodule
+            if type(owner) is Obj and owner.cls.is_module:
+                return self.attr(owner, index.value, st, node)
         if tb is Number:  # ``x.shape[0]``, ``t.tolist()[i]``
             if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and type(index) is Const \
                     and type(index.value) is int:
@@ -1911,7 +1983,7 @@ class Engine(TorchModel, Autograd):
             if items is not None:
                 out.shape = shapes.index(base.shape, items)
             elif type(index) is Tensor:  # ``x[mask]``, ``x[idx]``
-                out.shape = shapes.by_tensor(base.shape, index.shape, index.boolean)
+                out.shape = shapes.by_tensor(base.shape, index.shape, index.boolean, index.integral == INDEX)
             elif type(base.shape) is tuple and isinstance(node.slice, ast.Tuple):
                 # the leading whole ':' select the leading dims, whatever the rest of the index is
                 lead = 0
@@ -1919,6 +1991,8 @@ class Engine(TorchModel, Autograd):
                     lead += 1
                 if any(d is not None and d != 1 for d in base.shape[:lead]):
                     out.shape = shapes.NONSCALAR
+            if base.integral and out.grad <= NO:  # (the elements keep the dtype)
+                out.integral, out.boolean = base.integral, base.boolean
             return out
         if tb is Tup:
             if type(index) is Const and isinstance(index.value, int) and -len(base.items) <= index.value < len(base.items):
@@ -1929,6 +2003,7 @@ class Engine(TorchModel, Autograd):
                     return Tup(base.items[slice(*(None if b is None else b.value for b in bounds))])
             return self.iter_elem(base, st, node)
         if tb is Box:
+            index = _const_key(index)
             if type(node.slice) is ast.Slice:  # ``xs[::-1]``, ``xs[1:]``: a new list of the same elements
                 part = Box((node, self.frame.ctx), base.kind)
                 self.allocate(part.oid, st)
@@ -2703,6 +2778,11 @@ class Engine(TorchModel, Autograd):
                         # ``list(device_ids)`` of a tuple of constants: its items, as many as it has
                         st.own_heap()[(box.oid, "items")] = Tup(v.items)
                         st.own_heap()[(box.oid, "count")] = Const(len(v.items))
+                    elif name == "list" and type(v) is Iter and v.wrap is not None and v.wrap[0] == "view" \
+                            and (known := self.known_items(v, st)) is not None and len(known) <= MAX_UNROLLED:
+                        # ``list(convs.values())`` of a dict whose keys are all known: its values, in order
+                        st.own_heap()[(box.oid, "items")] = Tup(known)
+                        st.own_heap()[(box.oid, "count")] = Const(len(known))
                     count = _known_length(v, st) if name == "list" and type(v) is Iter and v.wrap is not None \
                         and v.wrap[0] == "range" else None
                     if count is not None and count <= MAX_UNROLLED:  # ``list(range(n_gpus))``: n numbers
@@ -2914,6 +2994,10 @@ class Engine(TorchModel, Autograd):
             if type(optim) is Optim:  # ``super().__init__(params, defaults)`` of ``class SAM(Optimizer)``
                 st.own_heap()[(recv.obj.oid, OPTIM_BASE)] = optim
             return NONE
+        if t is Super and name == "__init__" and type(recv.obj) is Obj and _sequential_class(recv.cls) \
+                and (args or kwargs):  # ``super().__init__(*layers)``: the children, in order
+            self.build_layer_base(recv.obj, next(iter(api.MODULE_CONTAINERS)), args, kwargs, node, st)
+            return NONE
         if t is Super and type(recv.obj) is Obj and _layer_base(recv.cls) is not None:
             if name == "__init__":  # ``super().__init__(in_channels, out_channels, 3)``
                 self.build_layer_base(recv.obj, _layer_base(recv.cls), args, kwargs, node, st)
@@ -3019,6 +3103,19 @@ class Engine(TorchModel, Autograd):
             if name == api.GRAD_SCALER_STEP and args:
                 return self.call(self.attr(args[0][0], api.GRAD_SCALER_STEP, st, node), [], {}, node, st)
             return UNKNOWN
+        if t is Box and name == "update" and recv.kind == "dict" and not args and kwargs and UNBOUND not in kwargs:
+            # ``losses.update(loss_cls=loss_cls)``: each keyword a key, with its value
+            keys = st.heap[(recv.oid, "kwkeys")] if _passed_on(recv, st) else None
+            forget_items(st, recv)
+            heap, star = st.own_heap(), (recv.oid, "*")
+            for k, (v, _) in kwargs.items():
+                heap[(recv.oid, ("k", k))] = v
+                heap[star] = join(heap[star], v) if star in heap else v
+            if keys is not None:  # its keys were all known: they still are
+                known = list(dict.fromkeys([k.value for k in keys.items] + list(kwargs)))
+                heap[(recv.oid, "kwkeys")] = Tup(Const(k) for k in known)
+                note_keys(st, recv, known)
+            return NONE
         if t is Box:
             return self.container_method(recv, name, args, node, st)
         if t is Const and type(recv.value) is str and name in _STR_METHODS:
@@ -3180,7 +3277,8 @@ class Engine(TorchModel, Autograd):
             return self.run_hooks(module, args, self.call_layer(layer, args, node, st), node, st)
         if method is None and _sequential_class(module.cls):  # Sequential.forward: children in order
             kids = tuple(v for (oid, _), v in st.heap.items() if oid == module.oid and _module_item(v))
-            return self.call_layer(Layer(next(iter(api.MODULE_CONTAINERS)), None, None, kids), args, node, st)
+            if kids:  # (none seen: added where the analysis does not see, not an empty Sequential)
+                return self.call_layer(Layer(next(iter(api.MODULE_CONTAINERS)), None, None, kids), args, node, st)
         return self.unknown_call(args, kwargs)
 
     def set_training(self, module, name, args, kwargs, node, st: State, dispatch=True) -> None:
@@ -3285,8 +3383,8 @@ class Engine(TorchModel, Autograd):
             return NONE
         if name in ("pop", "get", "popitem", "popleft"):
             return self._weak(st.heap.get(key, UNKNOWN))
-        if name in ("values", "items"):  # a view: iterating it walks the whole dict
-            return Iter(wrap=("view", box, name))
+        if name in ("values", "items") or name == "keys" and box.kind == "dict":
+            return Iter(wrap=("view", box, name))  # a view: iterating it walks the whole dict
         if name == "clear":
             _empty(st, box)
             return NONE
@@ -3345,6 +3443,8 @@ class Engine(TorchModel, Autograd):
                 if kind == "params":  # named_parameters(): any one pair
                     return v.wrap[2]
                 if kind == "view":
+                    if v.wrap[2] == "keys":
+                        return UNKNOWN  # (keys are not kept, but where all are known: ``known_items``)
                     elem = self._weak(st.heap.get((v.wrap[1].oid, "*"), UNKNOWN))
                     return Tup((UNKNOWN, elem)) if v.wrap[2] == "items" else elem
                 if kind == "range":
@@ -4126,6 +4226,42 @@ def _keys_walked(iterable: Val, target) -> Optional[Box]:
             and iterable.wrap[2] == "keys" and iterable.wrap[1].kind == "dict":
         return iterable.wrap[1]
     return None
+
+
+# what a test correlated within a pass may be made of (no calls, no subscripts: they may change)
+_PURE_TEST_NODES = (ast.Name, ast.Attribute, ast.Constant, ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp,
+                    ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+
+
+def _repeated_tests(scope) -> tuple:
+    """The ``if`` statements of a function (or module) whose test text (``not`` aside) some
+    other ``if`` of it repeats, with that text; and the (line, name) of each name it stores."""
+    tests: dict = {}
+    stores = []
+    todo = list(scope.body)
+    while todo:
+        node = todo.pop()
+        t = type(node)
+        if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+            continue
+        if t is ast.If:
+            test = node.test
+            while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+                test = test.operand
+            tests.setdefault(ast.dump(test), []).append(node)
+        elif t is ast.Name and type(node.ctx) is not ast.Load:
+            stores.append((node.lineno, node.id))
+        todo.extend(ast.iter_child_nodes(node))
+    repeated = {id(node): text for text, nodes in tests.items() if len(nodes) > 1 for node in nodes}
+    return repeated, stores
+
+
+def _const_key(index: Val) -> Val:
+    """A tuple of known numbers and strings as a key: ``convs[("upconv", i, 0)]`` of a known i."""
+    if type(index) is Tup and index.items and all(type(x) is Const and type(x.value) in (int, str, bool)
+                                                  for x in index.items):
+        return Const(tuple(x.value for x in index.items))
+    return index
 
 
 def _call_of(node, name: str) -> bool:

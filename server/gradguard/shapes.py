@@ -11,6 +11,7 @@ Which op follows which rule is data: ``torch_api.SHAPES`` and friends, checked a
 """
 from __future__ import annotations
 
+import math
 from math import prod
 from typing import Optional, Sequence
 
@@ -429,6 +430,20 @@ def factory(kind: str, args: Sequence, kwargs: dict) -> Shape:
     if kind == "steps":
         steps = _arg(args, kwargs, 2, "steps")
         return (steps,) if type(steps) is int and steps >= 0 else None
+    if kind == "count":  # ``randperm(n)``
+        n = _arg(args, kwargs, 0, "n")
+        return (n,) if type(n) is int and n >= 0 else None
+    if kind == "arange":  # ``arange(end)``, ``arange(start, end, step)`` of numbers
+        if len(args) >= 2:
+            start, end, step = args[0], args[1], _arg(args, kwargs, 2, "step", 1)
+        elif args:
+            start, end = (args[0], kwargs["end"]) if "end" in kwargs else (0, args[0])
+            step = kwargs.get("step", 1)
+        else:
+            start, end, step = kwargs.get("start", 0), kwargs.get("end"), kwargs.get("step", 1)
+        if not all(type(b) in (int, float) for b in (start, end, step)) or not step:
+            return None
+        return (max(0, math.ceil((end - start) / step)),)
     if kind == "eye":
         n = _arg(args, kwargs, 0, "n")
         return sizes((n, _arg(args, kwargs, 1, "m", n)))
@@ -566,16 +581,18 @@ def _spatial_out(kind: str, args, kwargs, sizes: tuple) -> tuple:
 
 
 
-def by_tensor(shape: Shape, idx: Shape, mask: bool) -> Shape:
+def by_tensor(shape: Shape, idx: Shape, mask: bool, indices: bool = False) -> Shape:
     """``x[idx]`` for one tensor index: integer indices give idx's shape then x's other dims; a
-    bool mask of rank r gives one dim of unknown size then x's dims past r. When the index is not
-    known to be a mask, the result is what both say."""
+    bool mask of rank r gives one dim of unknown size then x's dims past r. When the index is
+    known to be neither, the result is what both say."""
     if type(shape) is not tuple or type(idx) is not tuple or not shape:
         return None
     as_mask = (None,) + shape[len(idx):] if len(idx) <= len(shape) else None
     if mask:
         return as_mask
     as_indices = idx + shape[1:]
+    if indices:
+        return as_indices
     return as_indices if as_mask is None else join(as_indices, as_mask)
 
 

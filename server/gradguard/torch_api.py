@@ -97,7 +97,14 @@ OPERATORS = {name: e["saves"] for name, e in _generated["operators"].items()}
 # Indexing: basic (x[1:3], x[0], x[..., 1], x[None]) or advanced (with a tensor, a list, a mask).
 SUBSCRIPT_SAVES = {name: e["saves"] for name, e in _generated["subscripts"].items()}
 
-# Functions that reparametrize a module's weight and return that same module.
+# Layers whose forward returns its input itself (``nn.Identity``): the same tensor, its memory
+# and graph, no node of its own.
+IDENTITY_MODULES = frozenset(name for name, e in _generated["modules"].items() if e["identity"])
+# ``nn.Module``'s dict of its submodules by name (``self._modules["gcl_0"]``)
+MODULE_DICT_ATTRIBUTE = "_modules"
+# Functions that reparametrize a module's weight and return that same module: its weight is a
+# function of parameters of their own, recomputed by each forward (``weight_orig / sigma``),
+# whose node saves them whatever the input (an optimizer step between two backwards spoils it).
 RETURNS_ITS_MODULE = frozenset({"torch.nn.utils.weight_norm", "torch.nn.utils.spectral_norm",
                                 "torch.nn.utils.parametrizations.weight_norm",
                                 "torch.nn.utils.parametrizations.spectral_norm"})
@@ -554,7 +561,7 @@ SHAPE_OPERATORS = {**{op: "broadcast" for op in ("Add", "Sub", "Mult", "Div", "P
 FACTORY_SHAPES = {
     **{f"torch.{n}": "sizes" for n in ("randn", "rand", "zeros", "ones", "empty")},
     "torch.full": "full", "torch.randint": "randint", "torch.linspace": "steps",
-    "torch.logspace": "steps", "torch.eye": "eye",
+    "torch.logspace": "steps", "torch.eye": "eye", "torch.randperm": "count", "torch.arange": "arange",
     **{f"torch.{n}_like": "like" for n in ("randn", "rand", "zeros", "ones", "empty", "full",
                                            "randint")},
     "torch.tensor": "literal", "torch.as_tensor": "literal", "torch.asarray": "literal", "torch.detach": "like",
@@ -730,6 +737,12 @@ INTEGRAL_FUNCTIONS = frozenset({"torch.nn.functional.one_hot", "torch.argmax", "
                                 "torch.isnan", "torch.isinf", "torch.isfinite", "torch.eq", "torch.ne",
                                 "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.logical_not",
                                 "torch.logical_and", "torch.logical_or", "torch.randint", "torch.randperm"})
+# Of those, the ones that give an integer tensor, never a bool one: as an index it picks rows
+# (``x[torch.randperm(n)[:b]]`` has b rows), never masks (a uint8 one masks, an int16 one is refused).
+INDEX_METHODS = frozenset({"long", "int", "argmax", "argmin", "argsort", "nonzero", "count_nonzero"})
+INDEX_FUNCTIONS = frozenset({"torch.nn.functional.one_hot", "torch.argmax", "torch.argmin", "torch.argsort",
+                             "torch.multinomial", "torch.bucketize", "torch.searchsorted", "torch.nonzero",
+                             "torch.randint", "torch.randperm"})
 # Factories whose dtype, without ``dtype=``, follows the Python numbers they are given (at these
 # positions): all of them ints or bools make an integer or bool tensor (``torch.tensor([2])``,
 # ``torch.arange(5)``, ``torch.full((2,), 3)``); a float among them a floating one.

@@ -10,7 +10,7 @@ from typing import Optional
 from . import shapes
 from . import torch_api as api
 from .state import GRAD_OF, State, forget_items, note_keys, retarget
-from .values import (LAYER_BASE, MAYBE, MUTATION_ALLOWED, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Alt, Box, Builtin, Const, Func,
+from .values import (INDEX, LAYER_BASE, MAYBE, MUTATION_ALLOWED, NEVER, NO, NONE, NUMBER, UNKNOWN, YES, Alt, Box, Builtin, Const, Func,
                      GradCtx, Iter, Layer,
                      LibRef, Number, Obj, Optim, Partial, Root, Tensor, Tup, TupleType, Val, join, merge_via, tensors_in,
                      truth)
@@ -65,7 +65,7 @@ class TorchModel:
         if t is Tup:
             return set().union(*(self.roots_of(x, st, depth + 1) for x in v.items)) if v.items else set()
         if t is Iter:
-            if v.wrap is not None and v.wrap[0] == "view":  # optimizer(params_dict.values())
+            if v.wrap is not None and v.wrap[0] == "view" and v.wrap[2] != "keys":  # optimizer(params_dict.values())
                 return self.roots_of(v.wrap[1], st, depth + 1)
             if v.wrap is not None and v.wrap[0] in ("chain", "cycle"):  # optimizer(chain(g.parameters(), d.parameters()))
                 return set().union(*(self.roots_of(x, st, depth + 1) for x in v.wrap[1]))
@@ -167,6 +167,13 @@ class TorchModel:
             return TupleType(names) if names is not None else UNKNOWN
         if qual in _PARTIALS and args:
             return Partial(args[0][0], tuple(args[1:]), dict(kwargs))
+        if qual in api.RETURNS_ITS_MODULE and args and type(args[0][0]) is Layer and args[0][0].root is not None:
+            # ``spectral_norm(nn.Linear(2, 5))``: the module itself, changed (every holder sees it)
+            old = args[0][0]
+            new = Layer(old.qual, {**(old.spec or {}), "reparametrized": True}, old.root, old.children, old.config,
+                        old.site)
+            retarget(st, old, new)
+            return new
         if qual in _DICT_CLASSES:
             return self.builtin_call("dict", args, kwargs, node, st)
         if qual in _REPEATS and args:  # the same object at every step
@@ -653,8 +660,8 @@ class TorchModel:
                 return NUMBER if name in api.NUMBER_METHODS else UNKNOWN
             detach = name in api.DETACHES  # the same memory, without the graph
             why = frozenset({("detach", node)}) if detach else frozenset()
-            integral = name in api.INTEGRAL_METHODS or (detach and t.integral) \
-                or _dtype_grad(kwargs.get(api.DTYPE_KEYWORD, (None, None))[0]) is False
+            integral = INDEX if name in api.INDEX_METHODS else name in api.INTEGRAL_METHODS or (
+                t.integral if detach else False) or _dtype_grad(kwargs.get(api.DTYPE_KEYWORD, (None, None))[0]) is False
             # (``x.new_zeros(n)``: memory of its own, which later in-place writes change)
             return self.shaped(Tensor(NEVER, exact=t.exact, why=why, storage=t.storage if detach else self.fresh_storage(node, st),
                                       integral=integral, boolean=name in api.BOOL_METHODS),
@@ -745,6 +752,14 @@ class TorchModel:
                     value = self.ev(owner, st)
                     if type(value) is Tensor:
                         self.emit("grad_reset", node, st, roots=value.roots)
+            if name not in api.IN_PLACE_KEEPS_RESULT and not t.leaf and st.grad is not False and any(
+                    type(v) is Tensor and v.grad >= MAYBE and not v.segs <= t.segs for v, _ in args):
+                # ``h.add_(attn(ln(h)))``: the tensor itself now ends in this op, over its old graph
+                # and the argument's (every holder of it walks both; ``h += y`` rebinds one name)
+                out = self.op(node, [(t, recv)] + list(args), False, st, storage=t.storage)
+                out.shape = t.shape
+                retarget(st, t, out)
+                return out
             if name in api.IN_PLACE_KEEPS_RESULT and not t.leaf:
                 # ``exp_``, ``sigmoid_``, ``tanh_``, ``relu_``, ``sqrt_``: as their out-of-place
                 # forms, the node saves what it wrote (a later write in place spoils it)
@@ -780,6 +795,8 @@ class TorchModel:
             finally:
                 frame.ctx = ctx
             return out
+        if layer.qual in api.IDENTITY_MODULES and len(args) == 1:
+            return args[0][0]
         rows = self.packed_rows(args[0][0]) if args and layer.qual in api.RNN_SHAPES else None
         if rows is not None:  # ``rnn(packed, h)``: a PackedSequence of its output rows, and its state
             out = self.call_layer(layer, [(rows, args[0][1])] + list(args[1:]), node, st)
@@ -788,7 +805,15 @@ class TorchModel:
             return Tup((self.packed(out.items[0].but(shape=None)),) + tuple(out.items[1:]))
         inputs = list(args)
         if layer.root is not None and (layer.root, "frozen") not in st.heap:
-            inputs.append((Tensor(YES, True, roots=frozenset({layer.root}), storage=layer.root), None))
+            weight = Tensor(YES, True, roots=frozenset({layer.root}), storage=layer.root)
+            if layer.spec.get("reparametrized"):  # its weight computed from its parameters, which that saves
+                ctx = self.frame.ctx
+                self.frame.ctx = ((node, "weight"),) + ctx  # (a node of its own, apart from the layer's)
+                try:
+                    weight = self.op(node, [(weight, None)], True, st, keeps="self")
+                finally:
+                    self.frame.ctx = ctx
+            inputs.append((weight, None))
         elif layer.root is not None and st.heap.get((layer.root.node, "frozen_all")) != Const(True):
             # frozen on some path, or only some of its parameters: its output may still require grad
             inputs.append((st.heap.get((layer.root, "absorbed"), Tensor()), None))
@@ -934,7 +959,7 @@ def _made_integral(qual: str, args, kwargs, st: State) -> bool:
     if api.DTYPE_KEYWORD in kwargs:
         return _dtype_grad(kwargs[api.DTYPE_KEYWORD][0]) is False
     if qual in api.INTEGRAL_FUNCTIONS or api.DTYPES.get(qual) is False:
-        return True
+        return INDEX if qual in api.INDEX_FUNCTIONS else True
     positions = api.DATA_TYPED.get(qual)
     if positions is None:
         return False

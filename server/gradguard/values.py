@@ -186,7 +186,8 @@ class Tensor(Val):
         # the other): a backward over it may walk them or not, so they never make an error
         self.maybe: frozenset = maybe
         # known to be of an integer or bool dtype (``torch.tensor([2])``, ``x.long()``): torch
-        # never lets such a tensor require grad (a cast to one cuts the graph)
+        # never lets such a tensor require grad (a cast to one cuts the graph); ``INDEX``: of an
+        # integer dtype, surely not bool (joins keep the least of the two)
         self.integral = integral
         self.boolean = boolean  # known to be of bool dtype: indexing by it is masking
         # may be laid out other than contiguously (a transposed or sliced view, or an op's
@@ -348,6 +349,7 @@ class Layer(Val):
         return hash((self.qual, id(self.root)))
 
 
+INDEX = 2  # ``Tensor.integral`` of an integer tensor, never a bool one (``randperm``, ``argmax``)
 LAYER_BASE = "$layer"  # the heap slot of the torch layer a project's subclass of one is built on
 
 
@@ -559,7 +561,7 @@ def join(a: Val, b: Val) -> Val:
                       via, a.exact and b.exact, a.weak | b.weak, shapes.join(a.shape, b.shape),
                       a.why | b.why if a.grad == b.grad == NEVER else frozenset(),
                       a.storage if a.storage == b.storage else None, a.maybe | b.maybe,
-                      a.integral and b.integral, a.strided or b.strided, a.boolean and b.boolean,
+                      min(a.integral, b.integral), a.strided or b.strided, a.boolean and b.boolean,
                       cpu=a.cpu and b.cpu)
     if ta is Tensor:  # the other side is None or not a tensor: keep what we know of the tensor
         return a if tb is not Unknown else _or_unknown(a)
