@@ -113,7 +113,7 @@ PROGRAMS = {
                     pi_opt.step()
                 ep_len = 0
         """),
-    "a residual added in place (``h.add_(attn(ln(h)))``): the norm saved h, which the tensor now ends in": ("GG103", 18, """\
+    "a residual added in place (``h.add_(attn(ln(h)))``): the norm saved h, which the tensor now ends in": ("GG103", 17, """\
         import torch
         import torch.nn as nn
         class Block(nn.Module):
@@ -161,7 +161,7 @@ PROGRAMS = {
         MLP([3, 3, 3], inplace=False)(torch.rand(3)).sum().backward()
         MLP([3, 3, 3], inplace=True)(torch.rand(3)).sum().backward()
         """),
-    "modules kept under tuple keys built by a range of five: each read back exactly, the generator step spoils the discriminator loss's graph": ("GG103", 20, """\
+    "modules kept under tuple keys of a counter: the generator step spoils the discriminator loss's graph": ("GG103", 20, """\
         import torch
         import torch.nn as nn
         class Decoder(nn.Module):

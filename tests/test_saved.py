@@ -83,6 +83,27 @@ def test_function_keeps(name):
     _check_recipe(lambda g: generate.FUNCTIONS[name](fn, g), api.KEEPS_FUNCTIONS[name])
 
 
+@pytest.mark.parametrize("name", sorted(api.KEPT_ARGUMENTS_FUNCTIONS))
+def test_function_kept_arguments(name):
+    """Re-derived: writing each of these arguments (no grad) after the call spoils the backward."""
+    fn = resolve(name)
+    assert tuple(generate.kept_arguments(generate.FUNCTIONS[name], fn)) == api.KEPT_ARGUMENTS_FUNCTIONS[name]
+
+
+@pytest.mark.parametrize("name", sorted(api.KEPT_ARGUMENTS_METHODS))
+def test_method_kept_arguments(name):
+    method = getattr(torch.Tensor, name)
+    assert tuple(generate.kept_arguments(generate.METHODS[name], method)) == api.KEPT_ARGUMENTS_METHODS[name]
+
+
+@pytest.mark.parametrize("name", sorted(api.KEPT_ARGUMENTS_MODULES))
+def test_module_kept_arguments(name):
+    cls = resolve(name)
+    build, forward = generate.MODULES[name]
+    found = generate.kept_arguments(lambda f, g: f(*forward(g)), lambda *a: build(cls)(*a))
+    assert tuple(found) == api.KEPT_ARGUMENTS_MODULES[name]
+
+
 @pytest.mark.parametrize("name", sorted(api.KEEPS_METHODS))
 def test_method_keeps(name):
     method = getattr(torch.Tensor, name)

@@ -633,6 +633,15 @@ IN_PLACE_KEEPS_RESULT = frozenset({"exp_", "exp2_", "expm1_", "reciprocal_", "re
                                    "tan_", "tanh_"})
 KEEPS_OPERATORS = {name: e["keeps"] for name, e in _generated["operators"].items() if e["keeps"]}
 KEEPS_MODULES = {name: e["keeps"] for name, e in _generated["modules"].items() if e["keeps"]}
+# Arguments that need no grad but that the node saves all the same (a loss's target, gather's
+# indices, masked_fill's mask): written in place before the backward, it raises. Positions in
+# the call (a method's ``self`` is 0).
+KEPT_ARGUMENTS_FUNCTIONS = {name: tuple(e["kept_arguments"]) for name, e in _generated["functions"].items()
+                            if e.get("kept_arguments")}
+KEPT_ARGUMENTS_METHODS = {name: tuple(e["kept_arguments"]) for name, e in _generated["methods"].items()
+                          if e.get("kept_arguments")}
+KEPT_ARGUMENTS_MODULES = {name: tuple(e["kept_arguments"]) for name, e in _generated["modules"].items()
+                          if e.get("kept_arguments")}
 # Results that are views of an input (torch: they share its version counter, so an in-place
 # write through either bumps both): which input, by position. Left out: those the generator saw
 # copy when the input is not contiguous (reshape, flatten, ravel), which the analysis cannot tell

@@ -359,6 +359,9 @@ class TorchModel:
                           keeps=api.KEEPS_FUNCTIONS.get(qual),
                           storage=viewed.storage if type(viewed) is Tensor else None,
                           layout=True if base is not None and qual not in api.DENSE_VIEWS else None)
+            kept = api.KEPT_ARGUMENTS_FUNCTIONS.get(qual)
+            if kept is not None:
+                self.keep_arguments(out, [args[p][0] for p in kept if type(p) is int and p < len(args)], st)
             if api.DEVICE_KEYWORD in kwargs and type(out) is Tensor:  # ``torch.as_tensor(x, device=dev)``
                 out.cpu = out.cpu and _is_cpu(kwargs[api.DEVICE_KEYWORD][0])
             if qual in api.LOSS_SHAPES:
@@ -723,6 +726,9 @@ class TorchModel:
                           storage=t.storage if name in api.VIEW_METHODS or name in api.RESHAPES and _dense(t) else None,
                           layout=False if name in api.DENSE_RESULTS else
                           True if name in api.VIEW_METHODS and name not in api.DENSE_VIEWS else None)
+            kept = api.KEPT_ARGUMENTS_METHODS.get(name)
+            if kept is not None:  # (position 0 is the tensor itself)
+                self.keep_arguments(out, [args[p - 1][0] for p in kept if type(p) is int and 0 < p <= len(args)], st)
             if name in api.DEVICE_METHODS and type(out) is Tensor:
                 # moved: on the CPU only when moved there (``x.cuda()``, ``x.to(device)`` may be elsewhere)
                 out.cpu = name == api.MOVE_TO_CPU or name == api.MOVE_TO and _names_cpu(args, kwargs)
@@ -832,6 +838,9 @@ class TorchModel:
             self.modified(layer.root, node, st)
         out = self.op(node, inputs, layer.spec.get("saves"), st, keeps=api.KEEPS_MODULES.get(layer.qual),
                       storage=storage)
+        kept = api.KEPT_ARGUMENTS_MODULES.get(layer.qual)
+        if kept is not None:  # ``nn.CrossEntropyLoss()(logits, labels)``: the labels too
+            self.keep_arguments(out, [args[p][0] for p in kept if type(p) is int and p < len(args)], st)
         if layer.spec.get("keeps_state") and len(args) > 1 and type(out) is Tensor and out.segs:
             # ``lstm(x, (h, c))``: its node saved the state too (a stateful model that copies the
             # new state into it, in place, spoils this backward)
@@ -851,6 +860,16 @@ class TorchModel:
         if returns != "tensor":
             return Tup((out, out))
         return out
+
+    def keep_arguments(self, out: Val, values: list, st: State) -> None:
+        """The op that made ``out`` (its newest segment) saved these arguments too, tensors that
+        need no grad (``torch_api.KEPT_ARGUMENTS_*``): a write in place to one spoils it."""
+        if type(out) is not Tensor or not out.segs:
+            return
+        storages = frozenset(v.storage for v in values if type(v) is Tensor and v.storage is not None)
+        seg = max(out.segs, key=lambda s: s.born)
+        if storages - seg.kept:
+            self.keep(seg, seg.kept | storages, st)
 
     def absorb(self, roots, args, st: State) -> None:
         """``t.mul_(a).add_((1 - a) * s)`` with grad on, on weights that do not require grad

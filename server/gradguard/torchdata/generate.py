@@ -1088,12 +1088,41 @@ def _keeps_state(cls, build, forward, name: str) -> bool:
     return _backward(out) == "in_place"
 
 
+def kept_arguments(recipe, fn) -> list:
+    """The arguments of ``recipe``'s call of ``fn`` that are tensors not requiring grad (a
+    target, indices) and that its backward reads: written in place after the call, the backward
+    raises. Each as its position in the call (``self`` of a method is 0) or its keyword."""
+    seen: dict = {}
+
+    def record(*args, **kwargs):
+        seen["args"], seen["kwargs"] = args, kwargs
+        return fn(*args, **kwargs)
+
+    torch.manual_seed(0)
+    out = recipe(record, Inputs())
+    if not tensors(out) or not tensors(out)[0].requires_grad:
+        return []
+    places = [i for i, a in enumerate(seen["args"]) if isinstance(a, torch.Tensor) and not a.requires_grad]
+    places += [k for k, v in seen["kwargs"].items() if isinstance(v, torch.Tensor) and not v.requires_grad]
+    kept = []
+    for place in places:
+        torch.manual_seed(0)
+        out = recipe(record, Inputs())
+        with torch.no_grad():  # (any dtype: a bool mask, int indices)
+            t = seen["args"][place] if isinstance(place, int) else seen["kwargs"][place]
+            t.copy_(t.clone())
+        if _backward(out) == "in_place":
+            kept.append(place)
+    return kept
+
+
 def derive(section: str, name: str) -> dict:
     """The facts of one entry of ``api.json``: ``section`` is its table there."""
     if section == "functions":
         fn = resolve(name)
         forms = VARIANTS["functions"].get(name, ())
         facts = probe(lambda g: FUNCTIONS[name](fn, g), variants=[lambda g, v=v: v(fn, g) for v in forms])
+        facts["kept_arguments"] = kept_arguments(FUNCTIONS[name], fn) if facts["graph"] else []
         facts["inplace_flag"] = _in_place_argument(name, fn)
         facts["renorm_flag"] = _renorm_argument(name, fn)
         facts["shape"] = shape_kind(fn)
@@ -1103,6 +1132,7 @@ def derive(section: str, name: str) -> dict:
             return derive("methods", "to")
         method = getattr(torch.Tensor, name)
         facts = probe(lambda g: METHODS[name](method, g))
+        facts["kept_arguments"] = kept_arguments(METHODS[name], method) if facts["graph"] else []
         facts["shape"] = shape_kind(method)
         return facts
     if section == "attributes":
@@ -1124,6 +1154,8 @@ def derive(section: str, name: str) -> dict:
             return built.module(*forward(g))
 
         facts = probe(call, built)
+        facts["kept_arguments"] = kept_arguments(lambda f, g: f(*forward(g)), lambda *a: build(cls)(*a)) \
+            if facts["graph"] else []
         if facts["keeps"] is None and _keeps_index_input(cls, build, forward):
             facts["keeps"] = "self"  # ``nn.Embedding``: its backward reads the indices it was given
         facts["params"] = any(p.requires_grad for p in built.module.parameters())
