@@ -1526,7 +1526,12 @@ class Engine(TorchModel, Autograd):
                                                            and not self._loop_invariant(node, st))):
                 # (an equality false in an exact pass, ``ep_len == max_ep_len`` of a counter the
                 # iteration increments, may hold later: the loop is taken on to its fixpoint too)
-                if ordering or folded is False and self.in_fixpoint_loop() and not self._loop_invariant(node, st):
+                if folded is False and not ordering:  # (of a loop of this function: not a callee's constant)
+                    if any(not loop.unrolled for loop in self.frame.loops) and not self._loop_invariant(node, st):
+                        for loop in self.frame.loops:
+                            if not loop.unrolled:
+                                loop.folded = True
+                elif ordering:
                     # in a loop analysed to its fixpoint, an ordering that holds in an exact first
                     # pass (``step > warmup`` of counters still constant there) holds in that
                     # iteration, but may not later: such a loop is always taken on to its
