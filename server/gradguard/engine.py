@@ -1527,10 +1527,11 @@ class Engine(TorchModel, Autograd):
                 # (an equality false in an exact pass, ``ep_len == max_ep_len`` of a counter the
                 # iteration increments, may hold later: the loop is taken on to its fixpoint too)
                 if folded is False and not ordering:  # (of a loop of this function: not a callee's constant)
-                    if any(not loop.unrolled for loop in self.frame.loops) and not self._loop_invariant(node, st):
-                        for loop in self.frame.loops:
-                            if not loop.unrolled:
-                                loop.folded = True
+                    names = {n.id for n in (node.left, *node.comparators) if type(n) is ast.Name}
+                    loops = [loop for loop in self.frame.loops if not loop.unrolled]
+                    if names and any(names & _incremented(loop.node) for loop in loops):
+                        for loop in loops:
+                            loop.folded = True
                 elif ordering:
                     # in a loop analysed to its fixpoint, an ordering that holds in an exact first
                     # pass (``step > warmup`` of counters still constant there) holds in that
@@ -4259,6 +4260,24 @@ def _repeated_tests(scope) -> tuple:
         todo.extend(ast.iter_child_nodes(node))
     repeated = {id(node): text for text, nodes in tests.items() if len(nodes) > 1 for node in nodes}
     return repeated, stores
+
+
+_INCREMENTED: dict = {}  # id(loop statement) -> (it, the names its body adds to in place)
+
+
+def _incremented(loop) -> frozenset:
+    """The names a loop's body adds to in place (``ep_len += 1``): counters, whose value a
+    pass's comparison with a constant sees differ from one iteration to the next."""
+    if type(loop) not in (ast.For, ast.AsyncFor, ast.While):
+        return frozenset()
+    known = _INCREMENTED.get(id(loop))
+    if known is not None and known[0] is loop:
+        return known[1]
+    if len(_INCREMENTED) > 10_000:
+        _INCREMENTED.clear()
+    names = frozenset(n.target.id for n in ast.walk(loop) if type(n) is ast.AugAssign and type(n.target) is ast.Name)
+    _INCREMENTED[id(loop)] = (loop, names)
+    return names
 
 
 def _const_key(index: Val) -> Val:
